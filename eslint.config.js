@@ -1,0 +1,25 @@
+// Lint: the recommended rules of eslint and typescript-eslint, plus the house rule that the
+// pure core never imports I/O libraries (STYLE.md: side effects live at the edges).
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const ioLibraries = ['@kubernetes/client-node', 'ioredis', 'bullmq', 'express', 'cloudevents', 'pino', 'node:net', 'node:http', 'node:https', 'node:fs', 'node:child_process'];
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', '.cache/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-console': 'off',
+    },
+  },
+  {
+    files: ['shared/core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: ioLibraries.map((name) => ({ name, message: 'shared/core is pure: do I/O in shared/io or a function.' })) }],
+      'no-restricted-globals': ['error', { name: 'process', message: 'shared/core is pure: configuration is passed in.' }],
+    },
+  },
+);

@@ -1,0 +1,79 @@
+// Real redis-server processes for tests: each on its own loopback address and port, in its
+// own directory, stopped and removed by stop(). Missing redis-server fails the test: a
+// prerequisite is never turned into a skip.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createConnection } from 'node:net';
+import { requireCommand } from './prerequisites.ts';
+
+export interface RedisServer {
+  readonly host: string;
+  readonly port: number;
+  readonly url: string;
+  readonly dir: string;
+  readonly process: ChildProcess;
+  /** Sends a signal (default SIGKILL) and waits for the process to exit. */
+  kill(signal?: NodeJS.Signals): Promise<void>;
+  /** Stops the process and removes its directory unless keepDir. */
+  stop(options?: { keepDir?: boolean }): Promise<void>;
+}
+
+export interface RedisServerOptions {
+  host?: string;
+  port?: number;
+  /** Extra redis-server arguments, e.g. ['--cluster-enabled', 'yes']. */
+  args?: string[];
+  /** Reuse a directory (for nodes.conf and data that outlive a process). */
+  dir?: string;
+}
+
+let nextPort = 20000 + (process.pid % 2000) * 10;
+
+/** A port not in use on host: probed by connecting, so parallel runs rarely collide. */
+export async function freePort(host = '127.0.0.1'): Promise<number> {
+  for (;;) {
+    const port = nextPort++;
+    if (nextPort > 60000) nextPort = 20000;
+    if (!(await isListening(host, port))) return port;
+  }
+}
+
+export function isListening(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host, port });
+    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+export async function startRedis(options: RedisServerOptions = {}): Promise<RedisServer> {
+  requireCommand('redis-server');
+  const host = options.host ?? '127.0.0.1';
+  const port = options.port ?? (await freePort(host));
+  const ownDir = options.dir === undefined;
+  const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'knredis-redis-')));
+  const args = ['--bind', host, '--port', String(port), '--dir', dir, '--save', '', '--appendonly', 'no',
+    '--protected-mode', 'no', '--daemonize', 'no', '--logfile', join(dir, 'redis.log'), ...(options.args ?? [])];
+  const child = spawn('redis-server', args, { stdio: 'ignore' });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const deadline = Date.now() + 10_000;
+  while (!(await isListening(host, port))) {
+    if (child.exitCode !== null) throw new Error(`redis-server on ${host}:${port} exited with ${child.exitCode}; see ${dir}/redis.log`);
+    if (Date.now() > deadline) { child.kill('SIGKILL'); throw new Error(`redis-server on ${host}:${port} did not listen within 10s`); }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const kill = async (signal: NodeJS.Signals = 'SIGKILL') => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    await exited;
+  };
+  return {
+    host, port, dir, process: child, url: `redis://${host}:${port}`,
+    kill,
+    async stop({ keepDir = false } = {}) {
+      await kill('SIGKILL');
+      if (ownDir && !keepDir) await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
