@@ -1,0 +1,54 @@
+// What one reconcile pass tells the queue (kube-rs' Action, controller-runtime's Result):
+//   done          the resource converged; nothing to do until the next event or resync
+//   awaitChange   waiting on something that will produce an event (a pod becoming Ready);
+//                 the queue treats it like done, the name says why
+//   requeueAfter  look again after ms even without an event (a wait, not a failure)
+// A thrown TerminalError is never retried; any other thrown error is transient and retried
+// with the per-key capped backoff. Only shared/io/queue maps these onto BullMQ.
+
+export type Outcome =
+  | { readonly kind: 'done' }
+  | { readonly kind: 'awaitChange' }
+  | { readonly kind: 'requeueAfter'; readonly ms: number };
+
+export const done = (): Outcome => ({ kind: 'done' });
+export const awaitChange = (): Outcome => ({ kind: 'awaitChange' });
+
+export function requeueAfter(ms: number): Outcome {
+  if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`requeueAfter needs a finite delay >= 0 ms, got ${ms}`);
+  return { kind: 'requeueAfter', ms: Math.round(ms) };
+}
+
+/** A failure that retrying cannot fix (an invalid spec the webhook missed, a forbidden action). */
+export class TerminalError extends Error {
+  override readonly name = 'TerminalError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** A failure worth retrying with backoff (a timeout, a conflict, a node not reachable yet). */
+export class TransientError extends Error {
+  override readonly name: string = 'TransientError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** The reconcile ran past its time budget; it is retried like any transient failure. */
+export class ReconcileTimeoutError extends TransientError {
+  override readonly name = 'ReconcileTimeoutError';
+  constructor(readonly timeoutMs: number) {
+    super(`reconcile did not finish within ${timeoutMs} ms`);
+  }
+}
+
+export function isTerminal(error: unknown): error is TerminalError {
+  return error instanceof TerminalError;
+}
+
+/** The label controller-runtime puts on controller_runtime_reconcile_total. */
+export function resultLabel(outcome: Outcome | 'error'): 'success' | 'requeue_after' | 'error' {
+  if (outcome === 'error') return 'error';
+  return outcome.kind === 'requeueAfter' ? 'requeue_after' : 'success';
+}

@@ -1,0 +1,52 @@
+// The one place that knows how knredis' queue semantics map onto BullMQ job options.
+import type { JobsOptions } from 'bullmq';
+import { dedupIdOf } from './keys.ts';
+
+export const reconcileJobName = 'reconcile';
+export const resyncJobName = 'resync';
+
+/** Why a key was queued; shown on the dashboard and in logs. */
+export type EnqueueReason = 'event' | 'resync' | 'retry' | 'requeue';
+
+export interface ReconcileJobData {
+  readonly key: string;
+  readonly reason: EnqueueReason;
+  /** Consecutive failures so far (on retries). */
+  readonly failures?: number;
+}
+
+/** Completed and failed jobs are kept for the dashboard, bounded in age and number. */
+export interface Retention {
+  readonly completedAgeS: number;
+  readonly completedCount: number;
+  readonly failedAgeS: number;
+  readonly failedCount: number;
+}
+
+export const defaultRetention: Retention = Object.freeze({ completedAgeS: 3600, completedCount: 1000, failedAgeS: 24 * 3600, failedCount: 1000 });
+
+function retained(r: Retention): Pick<JobsOptions, 'removeOnComplete' | 'removeOnFail' | 'attempts'> {
+  return {
+    removeOnComplete: { age: r.completedAgeS, count: r.completedCount },
+    removeOnFail: { age: r.failedAgeS, count: r.failedCount },
+    // Retries are knredis' own (per-key backoff that survives job replacement), not BullMQ's.
+    attempts: 1,
+  };
+}
+
+/**
+ * An event: dedupe while queued; while the key runs, keep one follow-up for after the run
+ * (keepLastIfActive); while it waits in backoff or requeue-after, replace the wait with an
+ * immediate run (replace).
+ */
+export function eventJobOptions(key: string, retention: Retention): JobsOptions {
+  return { deduplication: { id: dedupIdOf(key), keepLastIfActive: true, replace: true }, ...retained(retention) };
+}
+
+/**
+ * A resync: only makes sure the key is queued at all. Anything already queued, waiting or
+ * running for the key wins (a resync never shortens a backoff nor adds a follow-up).
+ */
+export function resyncJobOptions(key: string, delayMs: number, retention: Retention): JobsOptions {
+  return { deduplication: { id: dedupIdOf(key) }, delay: delayMs, ...retained(retention) };
+}

@@ -1,0 +1,170 @@
+// The consumer side of the reconcile queue: runs the injected reconcile for one key at a
+// time per key, across any number of processes, and maps its outcome onto the queue:
+//   done / awaitChange  forget the key's failures; a change during the run -> one more run
+//   requeueAfter(ms)    forget the failures; run again after ms unless a change came first
+//   transient error     count a failure; run again after the capped backoff (or at once on
+//                       the next event); the job is marked failed for the dashboard
+//   TerminalError       forget the failures; no retry; the job is marked failed
+import { randomUUID } from 'node:crypto';
+import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import { isTerminal, ReconcileTimeoutError, resultLabel, type Outcome } from '../../core/outcome.ts';
+import { backoffDelay, type BackoffPolicy } from '../../core/queue/backoff.ts';
+import type { Logger } from '../log.ts';
+import type { QueueMetrics } from '../metrics.ts';
+import { workerConnection } from './connection.ts';
+import { dedupIdOf, queueKeys, type QueueNames } from './keys.ts';
+import { reconcileJobName, type ReconcileJobData } from './job-options.ts';
+import { defineScripts } from './scripts.ts';
+
+export interface ReconcileContext {
+  /** Aborted when the run exceeds its time budget or the worker is forced to stop. */
+  readonly signal: AbortSignal;
+  /** Carries the key and the reconcile id. */
+  readonly log: Logger;
+  readonly reconcileId: string;
+  /** Consecutive failures before this run (0 after a success). */
+  readonly failures: number;
+}
+
+/** The seam the reconciler plugs into: a key in, an outcome out (or a thrown error). */
+export type Reconcile = (key: string, context: ReconcileContext) => Promise<Outcome>;
+
+export interface QueueWorkerSettings {
+  readonly concurrency: number;
+  /** Time budget of one reconcile; its signal is aborted after this. */
+  readonly timeoutMs: number;
+  /** How long a job's lock lives without renewal: a killed worker's key runs again after this. */
+  readonly lockDurationMs: number;
+  /** How often workers look for jobs whose lock expired. */
+  readonly stalledIntervalMs: number;
+  /** A job that stalls more often than this is failed (the next event or resync requeues the key). */
+  readonly maxStalledCount: number;
+  readonly backoff: BackoffPolicy;
+}
+
+export interface QueueWorkerOptions {
+  readonly redisUrl: string;
+  readonly names: QueueNames;
+  readonly reconcile: Reconcile;
+  readonly settings: QueueWorkerSettings;
+  readonly log: Logger;
+  readonly metrics?: QueueMetrics;
+  /** Random source for the backoff jitter. */
+  readonly random?: () => number;
+  /** Handlers of other job names sharing the queue (the resync). */
+  readonly handlers?: Readonly<Record<string, () => Promise<void>>>;
+  /** Name used in the metrics' controller label. */
+  readonly controller?: string;
+}
+
+export interface QueueWorker {
+  /** Stops taking jobs and waits for the runs in flight to finish. */
+  close(): Promise<void>;
+  readonly bull: Worker;
+}
+
+export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
+  const { names, reconcile, settings, log, metrics, random = Math.random, handlers = {}, controller = 'rediscluster' } = options;
+  const keys = queueKeys(names);
+  const commands = workerConnection(options.redisUrl);
+  commands.on('error', () => {});
+  const scripts = defineScripts(commands);
+
+  async function runOne(job: Job<ReconcileJobData>): Promise<void> {
+    const key = job.data.key;
+    const reconcileId = randomUUID().slice(0, 8);
+    const runLog = log.child({ key, reconcileId, jobId: job.id, reason: job.data.reason });
+    const failures = Number(await commands.hget(keys.failures, key)) || 0;
+    const readyAt = job.timestamp + (job.delay ?? 0);
+    metrics?.queueDuration.observe({ name: names.queue }, Math.max(0, Date.now() - readyAt) / 1000);
+    const started = performance.now();
+    let outcome: Outcome | undefined;
+    let failure: unknown;
+    try {
+      outcome = await runBounded(reconcile, key, { log: runLog, reconcileId, failures }, settings.timeoutMs, runLog);
+    } catch (error) {
+      failure = error;
+    }
+    const seconds = (performance.now() - started) / 1000;
+    metrics?.workDuration.observe({ name: names.queue }, seconds);
+    metrics?.reconcileTime.observe({ controller }, seconds);
+    metrics?.reconcileTotal.inc({ controller, result: resultLabel(outcome ?? 'error') });
+
+    // 1: success or a wait: the key's backoff starts over.
+    if (outcome) {
+      await commands.hdel(keys.failures, key);
+      if (outcome.kind === 'requeueAfter') await defer(job, outcome.ms, { key, reason: 'requeue' });
+      runLog.info({ outcome, ms: Math.round(seconds * 1000) }, 'reconciled');
+      return;
+    }
+    metrics?.reconcileErrors.inc({ controller });
+    const message = failure instanceof Error ? failure.message : String(failure);
+    // 2: terminal: never retried; the next event for the key starts afresh.
+    if (isTerminal(failure)) {
+      await commands.hdel(keys.failures, key);
+      runLog.error({ err: failure }, 'reconcile failed for good');
+      throw new UnrecoverableError(`${failure.name}: ${message}`);
+    }
+    // 3: transient: retried after the capped backoff, or at once on the next change.
+    const count = await commands.hincrby(keys.failures, key, 1);
+    const delay = backoffDelay(count, settings.backoff, random);
+    metrics?.retries.inc({ name: names.queue });
+    await defer(job, delay, { key, reason: 'retry', failures: count });
+    runLog.warn({ err: failure, failures: count, retryInMs: delay }, 'reconcile failed; will retry');
+    throw failure instanceof Error ? failure : new Error(message);
+  }
+
+  async function defer(job: Job<ReconcileJobData>, delayMs: number, data: ReconcileJobData): Promise<void> {
+    await scripts.knDefer(keys.dedupNext(dedupIdOf(data.key)), keys.job(String(job.id)), delayMs, reconcileJobName, JSON.stringify(data));
+  }
+
+  const worker = new Worker<ReconcileJobData>(names.queue, async (job) => {
+    const handler = handlers[job.name];
+    if (handler) return handler();
+    if (job.name !== reconcileJobName || typeof job.data?.key !== 'string') throw new UnrecoverableError(`unknown job ${job.name}`);
+    return runOne(job);
+  }, {
+    connection: workerConnection(options.redisUrl),
+    prefix: names.prefix,
+    concurrency: settings.concurrency,
+    lockDuration: settings.lockDurationMs,
+    stalledInterval: settings.stalledIntervalMs,
+    maxStalledCount: settings.maxStalledCount,
+  });
+  worker.on('error', (error) => log.warn({ err: error }, 'queue worker error'));
+  worker.on('stalled', (jobId) => log.warn({ jobId }, 'a run lost its worker; it runs again'));
+
+  return {
+    bull: worker,
+    async close() {
+      await worker.close();
+      await worker.disconnect().catch(() => {});
+      commands.disconnect();
+    },
+  };
+}
+
+/**
+ * Runs reconcile with an abort signal fired after timeoutMs. The run still counts as in
+ * flight until its promise settles: a reconcile that ignores the signal keeps its key
+ * (no second run can start beside it) and is reported, never abandoned.
+ */
+async function runBounded(reconcile: Reconcile, key: string, context: Omit<ReconcileContext, 'signal'>, timeoutMs: number, log: Logger): Promise<Outcome> {
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new ReconcileTimeoutError(timeoutMs));
+    log.warn({ timeoutMs }, 'reconcile ran out of time; aborting it');
+  }, timeoutMs);
+  try {
+    const outcome = await reconcile(key, { ...context, signal: controller.signal });
+    if (timedOut) throw new ReconcileTimeoutError(timeoutMs);
+    return outcome;
+  } catch (error) {
+    if (timedOut && !isTerminal(error)) throw new ReconcileTimeoutError(timeoutMs);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}

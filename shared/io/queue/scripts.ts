@@ -1,0 +1,24 @@
+// knredis' own Lua scripts (files in ./lua, named name-<numKeys>.lua), loaded once and
+// defined as ioredis commands.
+import { readFileSync } from 'node:fs';
+import type { Redis } from 'ioredis';
+
+const lua = (file: string) => readFileSync(new URL(`./lua/${file}`, import.meta.url), 'utf8');
+
+const scripts = {
+  knDefer: { file: 'defer-2.lua', numberOfKeys: 2 },
+} as const;
+
+export interface QueueScripts {
+  knDefer(dedupNextKey: string, jobKey: string, delayMs: number, name: string, data: string): Promise<number>;
+}
+
+const sources = new Map<string, string>();
+
+export function defineScripts(client: Redis): QueueScripts {
+  for (const [command, { file, numberOfKeys }] of Object.entries(scripts)) {
+    if (!sources.has(file)) sources.set(file, lua(file));
+    if (!(command in client)) client.defineCommand(command, { numberOfKeys, lua: sources.get(file) ?? '' });
+  }
+  return client as unknown as QueueScripts;
+}

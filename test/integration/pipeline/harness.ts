@@ -1,0 +1,67 @@
+// Shared set-up of the pipeline tests: a queue name of their own, worker processes that
+// are always killed afterwards, and waiting for the queue to go quiet.
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import type { Queue } from 'bullmq';
+
+export function uniqueNames(tag: string) {
+  const id = randomUUID().slice(0, 8);
+  return { prefix: `t${id}`, queue: `${tag}-${id}`, list: `runs-${id}` };
+}
+
+export interface WorkerProcessConfig {
+  redisUrl: string; prefix: string; queue: string; list: string; runMs: number;
+  concurrency: number; lockDurationMs: number; stalledIntervalMs: number;
+}
+
+const workerScript = new URL('./worker-process.ts', import.meta.url).pathname;
+
+export class Processes {
+  readonly children: ChildProcess[] = [];
+  readonly killedAt = new Map<number, number>();
+
+  async startWorker(config: WorkerProcessConfig): Promise<ChildProcess> {
+    const child = fork(workerScript, [JSON.stringify(config)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    this.children.push(child);
+    await new Promise<void>((resolve, reject) => {
+      child.once('message', () => resolve());
+      child.once('exit', (code) => reject(new Error(`worker process exited with ${code} before it was ready`)));
+    });
+    return child;
+  }
+
+  async kill(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    if (signal === 'SIGKILL' && child.pid) this.killedAt.set(child.pid, Date.now());
+    child.kill(signal);
+    await exited;
+  }
+
+  async killAll(): Promise<void> {
+    await Promise.all(this.children.map((c) => this.kill(c, 'SIGKILL')));
+  }
+}
+
+/** Resolves once the queue has nothing waiting, delayed or active on `checks` polls in a row. */
+export async function quiet(queue: Queue, { checks = 3, pollMs = 100, limitMs = 100_000 } = {}): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  let calm = 0;
+  while (calm < checks) {
+    if (Date.now() > deadline) throw new Error(`queue still busy after ${limitMs} ms: ${JSON.stringify(await queue.getJobCounts())}`);
+    const c = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+    calm = Object.values(c).every((n) => n === 0) ? calm + 1 : 0;
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+}
+
+/** Polls until check() is true (bounded); returns what it last saw. */
+export async function until<T>(what: string, read: () => Promise<T>, check: (value: T) => boolean, limitMs = 30_000): Promise<T> {
+  const deadline = Date.now() + limitMs;
+  for (;;) {
+    const value = await read();
+    if (check(value)) return value;
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}; last saw ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

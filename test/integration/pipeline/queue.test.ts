@@ -1,0 +1,202 @@
+import { expect } from 'chai';
+import { Redis } from 'ioredis';
+import { startRedis, type RedisServer } from '../../support/redis-server.ts';
+import { createLogger } from '../../../shared/io/log.ts';
+import { producerConnection } from '../../../shared/io/queue/connection.ts';
+import { createReconcileQueue, type ReconcileQueue } from '../../../shared/io/queue/reconcile-queue.ts';
+import { startQueueWorker, type QueueWorker, type QueueWorkerSettings, type Reconcile } from '../../../shared/io/queue/queue-worker.ts';
+import { done, requeueAfter, TerminalError, type Outcome } from '../../../shared/core/outcome.ts';
+import { readRuns, recordingReconcile, overlaps } from './recording.ts';
+import { quiet, uniqueNames, until } from './harness.ts';
+
+const log = createLogger({ level: 'silent' });
+const settings: QueueWorkerSettings = {
+  concurrency: 4, timeoutMs: 10_000, lockDurationMs: 5_000, stalledIntervalMs: 2_000, maxStalledCount: 5,
+  backoff: { baseMs: 50, maxMs: 400, jitter: 0 },
+};
+
+describe('reconcile queue', function () {
+  this.timeout(60_000);
+  let redis: RedisServer;
+  let client: Redis;
+  let queue: ReconcileQueue;
+  let names: ReturnType<typeof uniqueNames>;
+  const workers: QueueWorker[] = [];
+
+  before(async () => {
+    redis = await startRedis();
+    client = new Redis(redis.url);
+  });
+  after(async () => {
+    client.disconnect();
+    await redis.stop();
+  });
+  beforeEach(() => {
+    names = uniqueNames('queue');
+    queue = createReconcileQueue({ connection: producerConnection(redis.url), names });
+  });
+  afterEach(async () => {
+    await Promise.all(workers.splice(0).map((w) => w.close()));
+    await queue.bull.obliterate({ force: true }).catch(() => {});
+    await queue.close();
+  });
+
+  function work(reconcile: Reconcile, overrides: Partial<QueueWorkerSettings> = {}, random = () => 0): QueueWorker {
+    const worker = startQueueWorker({ redisUrl: redis.url, names, reconcile, settings: { ...settings, ...overrides }, log, random });
+    workers.push(worker);
+    return worker;
+  }
+  const runs = () => readRuns(client, names.list);
+  const delayedJobs = async () => (await queue.bull.getDelayed()).map((j) => ({ key: j.data.key, reason: j.data.reason, delay: j.delay }));
+
+  it('runs a key queued many times once when it was queued before any worker looked', async () => {
+    for (let i = 0; i < 20; i++) await queue.enqueue('ns/a');
+    await queue.enqueue('ns/b');
+    work(recordingReconcile(client, names.list, { runMs: 5 }));
+    await quiet(queue.bull);
+    const seen = await runs();
+    expect(seen.map((r) => r.key).sort()).to.deep.equal(['ns/a', 'ns/b']);
+  });
+
+  it('gives exactly one follow-up run, after the run, when changes arrive during a run', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => { release = r; });
+    let calls = 0;
+    work(async (key, ctx) => {
+      calls++;
+      const record = recordingReconcile(client, names.list, { runMs: 0 });
+      if (calls === 1) {
+        await client.rpush(names.list, JSON.stringify({ t: 'start', key, pid: process.pid, at: Date.now() }));
+        await gate;
+        await client.rpush(names.list, JSON.stringify({ t: 'end', key, pid: process.pid, at: Date.now() }));
+        return done();
+      }
+      return record(key, ctx);
+    });
+    await queue.enqueue('ns/a');
+    await until('the first run', runs, (r) => r.length === 1);
+    for (let i = 0; i < 10; i++) await queue.enqueue('ns/a');
+    release();
+    await quiet(queue.bull);
+    const seen = await runs();
+    expect(seen).to.have.length(2);
+    expect(seen[1]!.start).to.be.at.least(seen[0]!.end!);
+    expect(overlaps(seen)).to.deep.equal([]);
+  });
+
+  it('retries a failing key with a backoff that doubles, stays capped and starts over after a success', async () => {
+    const script: (Outcome | Error)[] = [new Error('a'), new Error('b'), new Error('c'), new Error('d'), new Error('e'), done(), new Error('f'), done()];
+    const delays: number[] = [];
+    let n = 0;
+    work(async () => {
+      const next = script[n++] ?? done();
+      if (next instanceof Error) throw next;
+      return next;
+    });
+    const sawDelays = new Set<string>();
+    await queue.enqueue('ns/a');
+    // Every retry shows up as one delayed job whose delay is the backoff chosen.
+    const deadline = Date.now() + 30_000;
+    while (n < script.length && Date.now() < deadline) {
+      for (const job of await queue.bull.getDelayed()) {
+        if (!sawDelays.has(job.id!)) { sawDelays.add(job.id!); delays.push(job.delay); }
+      }
+      if (n === 6) await queue.enqueue('ns/a'); // after the success, a new change (deduplicated)
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await quiet(queue.bull);
+    expect(n).to.equal(script.length);
+    expect(delays).to.deep.equal([50, 100, 200, 400, 400, 50]);
+  });
+
+  it('runs a key waiting in a long backoff at once when a new event arrives', async () => {
+    let n = 0;
+    work(async (key, ctx) => {
+      n++;
+      await recordingReconcile(client, names.list, { runMs: 0 })(key, ctx);
+      if (n === 1) throw new Error('first run fails');
+      return done();
+    }, { backoff: { baseMs: 600_000, maxMs: 600_000, jitter: 0 } });
+    await queue.enqueue('ns/a');
+    const waiting = await until('the retry to wait', delayedJobs, (d) => d.length === 1);
+    expect(waiting[0]).to.include({ key: 'ns/a', reason: 'retry', delay: 600_000 });
+    await queue.enqueue('ns/a');
+    await until('the second run', runs, (r) => r.length === 2);
+    await quiet(queue.bull);
+    expect(await delayedJobs()).to.deep.equal([]);
+  });
+
+  it('waits requeueAfter before the next run, and a new event cuts that wait short', async () => {
+    let n = 0;
+    work(async (key, ctx) => {
+      n++;
+      await recordingReconcile(client, names.list, { runMs: 0 })(key, ctx);
+      return n === 1 ? requeueAfter(600_000) : done();
+    });
+    await queue.enqueue('ns/a');
+    const waiting = await until('the requeue', delayedJobs, (d) => d.length === 1);
+    expect(waiting[0]).to.include({ key: 'ns/a', reason: 'requeue', delay: 600_000 });
+    await queue.enqueue('ns/a');
+    await until('the second run', runs, (r) => r.length === 2);
+    await quiet(queue.bull);
+  });
+
+  it('runs a change that arrived during a failing run at once, not after the backoff', async () => {
+    let n = 0;
+    work(async (key, ctx) => {
+      n++;
+      await recordingReconcile(client, names.list, { runMs: 0 })(key, ctx);
+      if (n === 1) {
+        await queue.enqueue(key); // a change while running
+        throw new Error('fails');
+      }
+      return done();
+    }, { backoff: { baseMs: 600_000, maxMs: 600_000, jitter: 0 } });
+    await queue.enqueue('ns/a');
+    await until('the follow-up run', runs, (r) => r.length === 2);
+    await quiet(queue.bull);
+    expect(await delayedJobs()).to.deep.equal([]);
+  });
+
+  it('does not retry a terminal error, and runs the key again on the next event', async () => {
+    let n = 0;
+    work(async (key, ctx) => {
+      n++;
+      await recordingReconcile(client, names.list, { runMs: 0 })(key, ctx);
+      if (n === 1) throw new TerminalError('spec cannot work');
+      return done();
+    });
+    await queue.enqueue('ns/a');
+    await until('the failed job', () => queue.bull.getFailed(), (f) => f.length === 1);
+    await quiet(queue.bull);
+    expect(await runs()).to.have.length(1);
+    expect(await delayedJobs()).to.deep.equal([]);
+    await queue.enqueue('ns/a');
+    await until('the run after the event', runs, (r) => r.length === 2);
+  });
+
+  it('aborts a reconcile that runs out of time and retries it', async () => {
+    let n = 0;
+    work(async (_key, ctx) => {
+      n++;
+      if (n === 1) await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve));
+      return done();
+    }, { timeoutMs: 200 });
+    await queue.enqueue('ns/a');
+    const failed = await until('the timed-out run', () => queue.bull.getFailed(), (f) => f.length === 1);
+    expect(failed[0]!.failedReason).to.match(/did not finish within 200 ms/);
+    await until('the retry', async () => n, (count) => count === 2);
+    await quiet(queue.bull);
+  });
+
+  it('drains the run in flight when the worker is closed', async () => {
+    const worker = work(recordingReconcile(client, names.list, { runMs: 500 }));
+    await queue.enqueue('ns/a');
+    await until('the run', runs, (r) => r.length === 1);
+    await worker.close();
+    workers.splice(workers.indexOf(worker), 1);
+    const seen = await runs();
+    expect(seen[0]!.end, 'the run finished before close() returned').to.be.a('number');
+    expect(await queue.bull.getCompletedCount()).to.equal(1);
+  });
+});
