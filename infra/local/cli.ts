@@ -1,0 +1,46 @@
+// `npm run local:up|down|status`: the local Kubernetes environment from the command line.
+//   up     [--name N] [--nodes N]   start it (or say it is already up); returns, it keeps running
+//   down   [--name N] [--purge]     stop every process it started; --purge also drops certs and logs
+//   status [--name N] [--json]      where it is; --json prints one JSON object (DESIGN.md contract)
+import { parseArgs } from 'node:util';
+import { startEnvironment, stopEnvironment } from './environment.ts';
+import { environmentStatus, formatStatus } from './status.ts';
+
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: {
+    name: { type: 'string', default: 'default' },
+    nodes: { type: 'string', default: '3' },
+    json: { type: 'boolean', default: false },
+    purge: { type: 'boolean', default: false },
+  },
+});
+const name = values.name;
+const started = Date.now();
+const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)}s`;
+
+switch (positionals[0]) {
+  case 'up': {
+    const nodes = Number(values.nodes);
+    if (!Number.isInteger(nodes) || nodes < 0) throw new Error(`--nodes must be a whole number, not '${values.nodes}'`);
+    console.log(`local:up '${name}': starting`);
+    const env = await startEnvironment({ name, nodes, progress: (line) => console.log(`  [${elapsed()}] ${line}`) });
+    console.log(env.alreadyUp ? `'${name}' is already up` : `'${name}' is up after ${elapsed()}`);
+    console.log(formatStatus(environmentStatus(name)));
+    break;
+  }
+  case 'down': {
+    const result = await stopEnvironment(name, { purge: values.purge });
+    console.log(result.found ? `'${name}' is down (${result.stopped.length} processes stopped)` : `'${name}' was not running`);
+    break;
+  }
+  case 'status': {
+    const status = environmentStatus(name);
+    console.log(values.json ? JSON.stringify(status) : formatStatus(status));
+    process.exitCode = status.running ? 0 : 1;
+    break;
+  }
+  default:
+    console.error('usage: tsx infra/local/cli.ts up|down|status [--name N] [--nodes N] [--json] [--purge]');
+    process.exitCode = 2;
+}

@@ -1,0 +1,141 @@
+// One local Kubernetes environment: etcd, kube-apiserver, kube-controller-manager,
+// kube-scheduler and the local kubelet, detached, on loopback, described by state.json.
+import { existsSync } from 'node:fs';
+import { mkdir, rm, symlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ensureBinaries, type Progress } from './binaries.ts';
+import { adminClient, ensureStorageClass, waitForDefaultServiceAccount, waitForNodes } from './bootstrap.ts';
+import { ensureCerts } from './certs.ts';
+import { apiserverCommand, controllerManagerCommand, etcdCommand, schedulerCommand, type Layout } from './control-plane.ts';
+import { writeKubeconfig } from './kubeconfig.ts';
+import { envDir, kubeletMain, repoRoot, validateName, versions } from './paths.ts';
+import { allocatePodIpPrefix, allocatePorts, withAllocationLock } from './ports.ts';
+import { isRunning, spawnDetached } from './processes.ts';
+import { waitReady } from './readiness.ts';
+import { allStates, isLive, readState, writeState, type Component, type EnvState } from './state.ts';
+import { stopEnvironment } from './stop.ts';
+
+export { stopEnvironment } from './stop.ts';
+export type { EnvState } from './state.ts';
+
+export interface Environment extends EnvState {
+  /** True when `up` found it already running and started nothing. */
+  alreadyUp: boolean;
+}
+
+export interface StartOptions {
+  name: string;
+  nodes?: number;
+  /** The environment directory (default `<cache>/envs/<name>`, which then links to it). */
+  dir?: string;
+  /** Stop the environment once this pid is gone (test environments). */
+  owner?: number;
+  progress?: Progress;
+}
+
+export async function startEnvironment(options: StartOptions): Promise<Environment> {
+  const name = validateName(options.name);
+  const nodes = options.nodes ?? 3;
+  const progress = options.progress ?? (() => {});
+  const binDir = await ensureBinaries(progress);
+  // 1: reserve ports and a pod IP prefix, or find the environment already up.
+  const reserved = await withAllocationLock(async () => {
+    const existing = readState(name);
+    if (existing && isLive(existing)) {
+      if (existing.phase === 'up') return { ...existing, alreadyUp: true };
+      throw new Error(`environment '${name}' is being started by pid ${existing.starter}`);
+    }
+    if (existing) {
+      progress(`cleaning up a stale environment '${name}' (its processes are gone)`);
+      await stopEnvironment(name);
+    }
+    const dir = await prepareDir(name, options.dir);
+    const live = allStates().filter((s) => s.name !== name && isLive(s));
+    const ports = await allocatePorts(live);
+    const state: EnvState = {
+      name, dir, phase: 'starting', starter: process.pid, owner: options.owner, startedAt: new Date().toISOString(),
+      server: `https://127.0.0.1:${ports.apiserver}`, kubeconfig: join(dir, 'admin.kubeconfig'),
+      kubectl: join(binDir, 'kubectl'), binDir, version: versions().kube, ports,
+      podIpPrefix: allocatePodIpPrefix(live), kubeletControlUrl: `http://127.0.0.1:${ports.kubeletControl}`,
+      nodes: [], processes: {},
+    };
+    await writeState(state);
+    return { ...state, alreadyUp: false };
+  });
+  if (reserved.alreadyUp) return reserved;
+  try {
+    const { alreadyUp: _, ...state } = reserved;
+    return { ...(await boot(state, nodes, progress)), alreadyUp: false };
+  } catch (error) {
+    await stopEnvironment(name, { keepLogs: true }).catch(() => {});
+    throw error;
+  }
+}
+
+async function prepareDir(name: string, custom?: string): Promise<string> {
+  const link = envDir(name);
+  if (custom && custom !== link) {
+    await mkdir(custom, { recursive: true });
+    await mkdir(join(link, '..'), { recursive: true });
+    await rm(link, { recursive: true, force: true });
+    await symlink(custom, link);
+  }
+  await rm(join(link, 'logs'), { recursive: true, force: true });
+  await mkdir(join(link, 'logs'), { recursive: true });
+  return link;
+}
+
+async function boot(state: EnvState, nodes: number, progress: Progress): Promise<EnvState> {
+  const { dir, ports } = state;
+  // 2: certificates and kubeconfigs.
+  progress('certificates');
+  const certs = await ensureCerts(join(dir, 'certs'));
+  const kubeconfig = (file: string, client: typeof certs.admin, user: string) =>
+    writeKubeconfig(join(dir, file), { name: state.name, server: state.server, caCert: certs.ca.cert, client, user });
+  await kubeconfig('admin.kubeconfig', certs.admin, 'knredis-admin');
+  const layout: Layout = {
+    dir, binDir: state.binDir, certs, ports,
+    kubeconfigs: {
+      controllerManager: await kubeconfig('controller-manager.kubeconfig', certs.controllerManager, 'system:kube-controller-manager'),
+      scheduler: await kubeconfig('scheduler.kubeconfig', certs.scheduler, 'system:kube-scheduler'),
+    },
+  };
+  const kubeletKubeconfig = await kubeconfig('kubelet.kubeconfig', certs.kubelet, 'knredis-kubelet');
+  const start = async (component: Component, [command, args]: [string, string[]], cwd?: string) => {
+    const log = join(dir, 'logs', `${component}.log`);
+    const pid = spawnDetached(command, args, log, process.env, cwd);
+    state.processes[component] = { pid, match: dir, log };
+    await writeState(state);
+    return { what: component, pid, match: dir, log };
+  };
+  const clientTls = { ca: certs.ca.cert, cert: certs.admin.cert, key: certs.admin.key };
+  // 3: etcd, then the API server on it.
+  progress('etcd');
+  await waitReady({ ...(await start('etcd', etcdCommand(layout))), url: `http://127.0.0.1:${ports.etcd}/health` });
+  progress('kube-apiserver');
+  await waitReady({ ...(await start('kube-apiserver', apiserverCommand(layout))), url: `${state.server}/readyz`, tls: clientTls });
+  // 4: controller-manager and scheduler (their serving certificates are self-signed).
+  progress('kube-controller-manager, kube-scheduler');
+  const cm = await start('kube-controller-manager', controllerManagerCommand(layout));
+  const scheduler = await start('kube-scheduler', schedulerCommand(layout));
+  await Promise.all([
+    waitReady({ ...cm, url: `https://127.0.0.1:${ports.controllerManager}/healthz`, tls: {} }),
+    waitReady({ ...scheduler, url: `https://127.0.0.1:${ports.scheduler}/healthz`, tls: {} }),
+  ]);
+  const kc = adminClient(state.kubeconfig);
+  await ensureStorageClass(kc);
+  await waitForDefaultServiceAccount(kc, 60_000, cm.log);
+  // 5: the local kubelet, which registers the nodes and runs the pods.
+  if (existsSync(kubeletMain)) {
+    progress(`kubelet (${nodes} nodes)`);
+    const kubelet = await start('kubelet', [process.execPath, ['--import', 'tsx', kubeletMain,
+      '--kubeconfig', kubeletKubeconfig, '--state-dir', join(dir, 'kubelet'), '--nodes', String(nodes),
+      '--pod-ip-prefix', state.podIpPrefix, '--control-port', String(ports.kubeletControl)]], repoRoot);
+    state.nodes = await waitForNodes(kc, nodes, 60_000, () => isRunning(kubelet.pid, dir), kubelet.log);
+  } else {
+    progress(`no kubelet yet (${kubeletMain} is missing): control plane only, no nodes`);
+  }
+  state.phase = 'up';
+  await writeState(state);
+  return state;
+}
