@@ -1,0 +1,46 @@
+// HTTP request -> validated CloudEvents, in binary, structured and batch mode. The SDK's
+// parser does not validate: every event is validate()d here.
+import { HTTP, ValidationError, type CloudEvent } from 'cloudevents';
+import type { EventFields } from './to-keys.ts';
+
+export class InvalidEventError extends Error {
+  override readonly name = 'InvalidEventError';
+}
+
+/** CloudEvent context attributes; everything else on an event is an extension. */
+const contextAttributes = new Set(['id', 'source', 'specversion', 'type', 'datacontenttype', 'dataschema', 'subject', 'time', 'data', 'data_base64']);
+
+export function parseEvents(headers: Record<string, string | string[] | undefined>, body: string): EventFields[] {
+  let parsed: CloudEvent<unknown> | CloudEvent<unknown>[];
+  try {
+    // toEvent is typed as returning plain attributes; it returns CloudEvent instances.
+    parsed = HTTP.toEvent({ headers: headers as Record<string, string>, body }) as CloudEvent<unknown> | CloudEvent<unknown>[];
+  } catch (error) {
+    throw new InvalidEventError(`not a CloudEvent: ${describe(error)}`);
+  }
+  const events = Array.isArray(parsed) ? parsed : [parsed];
+  if (events.length === 0) throw new InvalidEventError('empty batch');
+  return events.map((event) => {
+    try {
+      event.validate();
+    } catch (error) {
+      throw new InvalidEventError(`invalid CloudEvent: ${describe(error)}`);
+    }
+    const extensions: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(event)) if (!contextAttributes.has(name)) extensions[name] = value;
+    return { type: event.type, data: typeof event.data === 'string' ? parseJson(event.data) : event.data, extensions };
+  });
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof ValidationError) return [error.message, ...(error.errors ?? []).map((e) => (typeof e === 'string' ? e : JSON.stringify(e)))].join('; ').slice(0, 500);
+  return (error instanceof Error ? error.message : String(error)).slice(0, 500);
+}

@@ -1,0 +1,61 @@
+// The HTTP server every function shares: health probes, Prometheus /metrics, JSON errors,
+// and a listen/close pair that drains connections on shutdown.
+import { createServer, type Server } from 'node:http';
+import express, { type Express, type Response } from 'express';
+import type { Registry } from 'prom-client';
+
+export interface Probe {
+  /** Name shown in /readyz output. */
+  readonly name: string;
+  /** Resolves when the dependency is usable; rejects or resolves false when not. */
+  check(): Promise<boolean>;
+}
+
+/** Replies `{ error, reason }`; `error` is a short machine word, `reason` a sentence. */
+export function sendError(res: Response, status: number, error: string, reason: string, headers: Record<string, string> = {}): void {
+  res.status(status).set(headers).json({ error, reason });
+}
+
+export function createHttpApp(options: { registry?: Registry; probes?: () => readonly Probe[] }): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.get('/healthz', (_req, res) => { res.json({ status: 'ok' }); });
+  app.get('/readyz', async (_req, res) => {
+    const probes = options.probes?.() ?? [];
+    const results = await Promise.all(probes.map(async (p) => [p.name, await p.check().catch(() => false)] as const));
+    const failing = results.filter(([, ok]) => !ok).map(([name]) => name);
+    res.status(failing.length === 0 ? 200 : 503).json({ status: failing.length === 0 ? 'ready' : 'not ready', failing });
+  });
+  if (options.registry) {
+    const registry = options.registry;
+    app.get('/metrics', async (_req, res) => {
+      res.set('Content-Type', registry.contentType).send(await registry.metrics());
+    });
+  }
+  return app;
+}
+
+export interface Listening {
+  readonly server: Server;
+  readonly port: number;
+  readonly url: string;
+  /** Stops accepting, lets requests in flight finish, then closes idle connections. */
+  close(): Promise<void>;
+}
+
+export async function listen(app: Express, port: number, host = '127.0.0.1'): Promise<Listening> {
+  const server = createServer(app);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address();
+  const bound = typeof address === 'object' && address ? address.port : port;
+  return {
+    server, port: bound, url: `http://${host.includes(':') ? `[${host}]` : host}:${bound}`,
+    close: () => new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+    }),
+  };
+}

@@ -1,0 +1,94 @@
+import { expect } from 'chai';
+import { CloudEvent, HTTP } from 'cloudevents';
+import { createHttpApp, listen, type Listening } from '../../../shared/io/http.ts';
+import { createLogger } from '../../../shared/io/log.ts';
+import { eventAttributes } from '../../../shared/core/apiserver-events.ts';
+import { ingestRouter } from '../../../functions/ingest/app.ts';
+
+const cluster = { apiVersion: 'cache.redis.io/v1beta1', kind: 'RedisCluster', metadata: { namespace: 'prod', name: 'cache' } };
+const stranger = { apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'prod', name: 'web-1' } };
+
+function ceOf(object: object, verb: 'add' | 'update' | 'delete' = 'update') {
+  const { data, ...attributes } = eventAttributes(object, verb);
+  return new CloudEvent({ id: 'e1', source: 'https://127.0.0.1:6443', ...attributes, data });
+}
+
+describe('ingest router', () => {
+  let server: Listening;
+  let queued: string[];
+  let failing: boolean;
+
+  before(async () => {
+    const app = createHttpApp({});
+    app.use(ingestRouter({
+      enqueue: async (key) => { if (failing) throw new Error('Stream isn\'t writeable'); queued.push(key); },
+      maxBodyBytes: 4096, retryAfterS: 3, log: createLogger({ level: 'silent' }),
+    }));
+    server = await listen(app, 0);
+  });
+  after(() => server.close());
+  beforeEach(() => { queued = []; failing = false; });
+
+  const post = (message: { headers: Record<string, string>; body: unknown }) =>
+    fetch(server.url + '/', { method: 'POST', headers: message.headers, body: String(message.body) });
+
+  it('answers 202 and queues the key when an event comes in binary mode', async () => {
+    const res = await post(HTTP.binary(ceOf(cluster)));
+    expect(res.status).to.equal(202);
+    expect(await res.json()).to.deep.equal({ keys: ['prod/cache'] });
+    expect(queued).to.deep.equal(['prod/cache']);
+  });
+
+  it('answers 202 when an event comes in structured mode', async () => {
+    const message = HTTP.structured(ceOf(cluster, 'delete'));
+    expect(message.headers['content-type']).to.match(/application\/cloudevents\+json/);
+    expect((await post(message)).status).to.equal(202);
+    expect(queued).to.deep.equal(['prod/cache']);
+  });
+
+  it('queues each distinct key once when a batch comes in', async () => {
+    const body = JSON.stringify([ceOf(cluster), ceOf(cluster, 'delete'), ceOf({ ...cluster, metadata: { namespace: 'prod', name: 'other' } })].map((e) => e.toJSON()));
+    const res = await post({ headers: { 'content-type': 'application/cloudevents-batch+json' }, body });
+    expect(res.status).to.equal(202);
+    expect(queued).to.deep.equal(['prod/cache', 'prod/other']);
+  });
+
+  const refused: [string, () => { headers: Record<string, string>; body: unknown }, RegExp][] = [
+    ['malformed JSON in structured mode', () => ({ headers: { 'content-type': 'application/cloudevents+json' }, body: '{"specversion": "1.0", ' }), /not a CloudEvent/],
+    ['no CloudEvent headers at all', () => ({ headers: { 'content-type': 'application/json' }, body: '{}' }), /not a CloudEvent/],
+    ['a missing source', () => ({ headers: { 'content-type': 'application/json', 'ce-id': '1', 'ce-specversion': '1.0', 'ce-type': 'dev.knative.apiserver.resource.add' }, body: JSON.stringify(cluster) }), /invalid CloudEvent|not a CloudEvent/],
+    ['an unsupported type', () => HTTP.binary(new CloudEvent({ id: '1', source: '/x', type: 'com.example.other', data: cluster })), /unsupported event type/],
+    ['an object of no RedisCluster', () => HTTP.binary(ceOf(stranger)), /belongs to no RedisCluster/],
+    ['a batch with one unrelated event', () => ({ headers: { 'content-type': 'application/cloudevents-batch+json' }, body: JSON.stringify([ceOf(cluster).toJSON(), ceOf(stranger).toJSON()]) }), /belongs to no RedisCluster/],
+  ];
+  for (const [what, message, reason] of refused) {
+    it(`answers 400 with a JSON reason and queues nothing for ${what}`, async () => {
+      const res = await post(message());
+      expect(res.status).to.equal(400);
+      const body = await res.json() as { error: string; reason: string };
+      expect(body.reason).to.match(reason);
+      expect(body.error).to.be.a('string');
+      expect(queued).to.deep.equal([]);
+    });
+  }
+
+  it('answers 413 and queues nothing when the body is too large', async () => {
+    const big = { ...cluster, spec: { padding: 'x'.repeat(10_000) } };
+    const res = await post(HTTP.binary(ceOf(big)));
+    expect(res.status).to.equal(413);
+    expect(await res.json()).to.have.property('error', 'too-large');
+    expect(queued).to.deep.equal([]);
+  });
+
+  it('answers 503 with Retry-After when the queue cannot be reached', async () => {
+    failing = true;
+    const res = await post(HTTP.binary(ceOf(cluster)));
+    expect(res.status).to.equal(503);
+    expect(res.headers.get('retry-after')).to.equal('3');
+  });
+
+  it('answers the health probes', async () => {
+    expect((await fetch(server.url + '/healthz')).status).to.equal(200);
+    expect((await fetch(server.url + '/readyz')).status).to.equal(200);
+  });
+});
