@@ -1,0 +1,186 @@
+// One container of a pod: its process, probes, restarts with back-off, and the state the pod
+// status reports. The pod worker decides when to start it; this keeps the bookkeeping.
+import type { V1Container } from '@kubernetes/client-node';
+import type { Logger } from '../../../shared/io/log.ts';
+import { planExec, type ProcessPlan } from './process-plan.ts';
+import { runToCompletion, startProcess, type ProcessExit, type RunningProcess } from './process-runner.ts';
+import { Prober } from './probes.ts';
+import { exitOf, restartDelay, shouldRestart, type BackoffSettings } from './restart-policy.ts';
+import type { ContainerState, ContainerView } from './status.ts';
+import type { PathMapping } from './path-map.ts';
+
+export interface RunnerContext {
+  readonly log: Logger;
+  readonly restartPolicy: string;
+  readonly backoff: BackoffSettings;
+  readonly logFile: string;
+  readonly pidFile: string;
+  /** Something changed that the pod status or the pod worker cares about. */
+  readonly onChange: () => void;
+}
+
+export class ContainerRunner {
+  state: ContainerState = { kind: 'waiting', reason: 'ContainerCreating' };
+  lastTerminated: (ContainerState & { kind: 'terminated' }) | undefined;
+  restartCount = 0;
+  process: RunningProcess | undefined;
+  /** Not before this time (ms) may the container start again. */
+  nextStartAt = 0;
+  /** Set while the pod terminates or its node is down: exits are final, nothing restarts. */
+  private halted = false;
+  private hasRun = false;
+  private probers: Prober[] = [];
+  private readiness: Prober | undefined;
+  private startup: Prober | undefined;
+  private plan: ProcessPlan | undefined;
+  private mappings: readonly PathMapping[] = [];
+
+  constructor(readonly spec: V1Container, readonly isInit: boolean, private readonly ctx: RunnerContext) {}
+
+  get name(): string { return this.spec.name; }
+  get running(): boolean { return this.process?.isAlive() ?? false; }
+  get succeeded(): boolean { return this.state.kind === 'terminated' && this.state.exitCode === 0; }
+  get started(): boolean { return this.running && (this.startup ? this.startup.verdict : true); }
+  get ready(): boolean {
+    if (this.isInit || !this.started) return false;
+    return this.readiness ? this.readiness.verdict : true;
+  }
+  /** Exited and will not run again under the pod's restartPolicy. */
+  get finished(): boolean {
+    return this.state.kind === 'terminated' && !this.running && !this.willRestart(this.state.exitCode);
+  }
+
+  /** Carries the restart count and history over from a status written by an earlier kubelet. */
+  adopt(restartCount: number, hasRun: boolean): void {
+    this.restartCount = restartCount;
+    this.hasRun = hasRun;
+  }
+
+  canStart(now: number): boolean {
+    return !this.halted && !this.running && now >= this.nextStartAt && !this.finished && !(this.isInit && this.succeeded);
+  }
+
+  wait(reason: string, message: string, retryAfterMs: number): void {
+    this.state = { kind: 'waiting', reason, message };
+    this.nextStartAt = Date.now() + retryAfterMs;
+  }
+
+  start(plan: ProcessPlan, mappings: readonly PathMapping[], podIP: string): void {
+    this.plan = plan;
+    this.mappings = mappings;
+    if (this.hasRun) this.restartCount++;
+    this.hasRun = true;
+    const proc = startProcess(plan, this.ctx.logFile, this.ctx.pidFile);
+    this.process = proc;
+    this.state = { kind: 'running', startedAt: proc.startedAt };
+    this.ctx.log.info({ container: this.name, pid: proc.pid, program: plan.program, restartCount: this.restartCount }, 'container started');
+    void proc.exited.then((exit) => this.onExit(proc, exit));
+    if (!this.isInit) this.startProbes(podIP);
+  }
+
+  /** preStop, SIGTERM, up to graceMs, SIGKILL; resolves once the process is gone. */
+  async stop(graceMs: number, runPreStop: boolean): Promise<void> {
+    this.halted = true;
+    this.stopProbes();
+    const proc = this.process;
+    if (!proc || !proc.isAlive()) return;
+    const deadline = Date.now() + graceMs;
+    const preStop = this.spec.lifecycle?.preStop?.exec?.command;
+    if (runPreStop && preStop && this.plan && graceMs > 0) {
+      const result = await runToCompletion(planExec(preStop, this.plan, this.mappings), graceMs);
+      this.ctx.log.info({ container: this.name, exitCode: result.exitCode, timedOut: result.timedOut }, 'preStop hook ran');
+    }
+    if (graceMs > 0) {
+      proc.signal('SIGTERM');
+      proc.signal('SIGCONT'); // a frozen process must run to handle SIGTERM
+      const left = Math.max(0, deadline - Date.now());
+      await Promise.race([proc.exited, new Promise((r) => setTimeout(r, left))]);
+    }
+    proc.signal('SIGKILL');
+    await proc.exited;
+  }
+
+  /** The container may run again (its node came back). */
+  resume(): void {
+    this.halted = false;
+    this.nextStartAt = 0;
+  }
+
+  signal(signal: NodeJS.Signals): boolean {
+    return this.process?.signal(signal) ?? false;
+  }
+
+  view(): ContainerView {
+    return {
+      name: this.name, image: this.spec.image ?? '', state: this.state, ready: this.ready, started: this.started,
+      restartCount: this.restartCount,
+      ...(this.lastTerminated ? { lastTerminated: this.lastTerminated } : {}),
+      ...(this.process ? { containerID: `local://${this.process.pid}` } : {}),
+    };
+  }
+
+  private willRestart(exitCode: number): boolean {
+    if (this.halted) return false;
+    // Init containers run again only after a failure, whatever the pod's policy but Never.
+    if (this.isInit) return exitCode !== 0 && this.ctx.restartPolicy !== 'Never';
+    return shouldRestart(this.ctx.restartPolicy, exitCode);
+  }
+
+  private onExit(proc: RunningProcess, exit: ProcessExit): void {
+    if (this.process !== proc) return;
+    this.stopProbes();
+    const { exitCode, reason, signal } = exitOf(exit.code, exit.signal, exit.signalNumber);
+    const terminated = { kind: 'terminated' as const, exitCode, reason, startedAt: proc.startedAt, finishedAt: exit.at, ...(signal !== undefined ? { signal } : {}) };
+    this.ctx.log.info({ container: this.name, pid: proc.pid, exitCode, signal: exit.signal }, 'container exited');
+    if (this.willRestart(exitCode)) {
+      this.lastTerminated = terminated;
+      const delay = restartDelay(this.restartCount, exit.at - proc.startedAt, this.ctx.backoff);
+      this.nextStartAt = exit.at + delay;
+      this.state = { kind: 'waiting', reason: 'CrashLoopBackOff', message: `back-off ${Math.round(delay / 1000)}s restarting failed container=${this.name}` };
+    } else {
+      this.state = terminated;
+    }
+    this.ctx.onChange();
+  }
+
+  private startProbes(podIP: string): void {
+    const target = { podIP, container: this.spec, plan: this.plan as ProcessPlan, mappings: this.mappings };
+    const onLiveness = (alive: boolean) => {
+      if (alive || this.halted) return;
+      this.ctx.log.warn({ container: this.name }, 'liveness probe failed; restarting the container');
+      const proc = this.process;
+      proc?.signal('SIGTERM');
+      proc?.signal('SIGCONT');
+      setTimeout(() => proc?.signal('SIGKILL'), 2000).unref();
+    };
+    const onStarted = (ok: boolean) => { if (ok) this.startLiveAndReady(target, onLiveness); this.ctx.onChange(); };
+    if (this.spec.startupProbe) {
+      this.startup = new Prober(this.spec.startupProbe, target, 'startup', onStarted);
+      this.startup.verdict = false;
+      this.probers.push(this.startup);
+      this.startup.start();
+    } else {
+      this.startLiveAndReady(target, onLiveness);
+    }
+  }
+
+  private startLiveAndReady(target: ConstructorParameters<typeof Prober>[1], onLiveness: (alive: boolean) => void): void {
+    if (this.spec.readinessProbe) {
+      this.readiness = new Prober(this.spec.readinessProbe, target, 'readiness', () => this.ctx.onChange());
+      this.probers.push(this.readiness);
+      this.readiness.start();
+    }
+    if (this.spec.livenessProbe) {
+      const liveness = new Prober(this.spec.livenessProbe, target, 'liveness', onLiveness);
+      this.probers.push(liveness);
+      liveness.start();
+    }
+  }
+
+  private stopProbes(): void {
+    for (const p of this.probers) p.stop();
+    this.probers = [];
+    this.readiness = undefined;
+    this.startup = undefined;
+  }
+}

@@ -1,0 +1,88 @@
+// The local kubelet: nodes with leases, pods as processes, a hostPath provisioner and the
+// control API for tests, started and stopped together.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Logger } from '../../../shared/io/log.ts';
+import type { KubeletSettings } from './cli-args.ts';
+import { startControlServer } from './control-server.ts';
+import { nodeAddress } from './ip-allocation.ts';
+import { IpAllocator } from './ip-allocator.ts';
+import { kubeClients } from './kube.ts';
+import { NodeAgent } from './node-agent.ts';
+import { localNodes } from './node-spec.ts';
+import { PodManager } from './pod-manager.ts';
+import { killLeftovers } from './process-runner.ts';
+import { Provisioner } from './provisioner.ts';
+
+export interface RunningKubelet {
+  readonly controlUrl: string;
+  readonly nodes: readonly string[];
+  stop(): Promise<void>;
+}
+
+export async function startKubelet(settings: KubeletSettings, log: Logger): Promise<RunningKubelet> {
+  const stateDir = resolve(settings.stateDir);
+  mkdirSync(stateDir, { recursive: true });
+  // 1: processes a kubelet killed without warning left behind.
+  const leftovers = killLeftovers(join(stateDir, 'pods'));
+  if (leftovers.length > 0) log.warn({ pids: leftovers }, 'stopped processes left by an earlier kubelet');
+  const binaries = { redisServer: which('redis-server'), redisCli: which('redis-cli') };
+  const clients = kubeClients(settings.kubeconfig);
+  const nodes = localNodes(settings.nodes, (i) => nodeAddress(settings.podIpPrefix, i));
+  const failed = new Set<string>();
+  const pods = new PodManager({
+    clients, log, stateDir, nodes: new Map(nodes.map((n) => [n.name, n.address])),
+    allocator: new IpAllocator(settings.podIpPrefix, stateDir),
+    backoff: { baseMs: settings.backoffBaseMs, capMs: settings.backoffCapMs }, binaries,
+  });
+  const agent = new NodeAgent(clients, log, nodes, { heartbeatMs: settings.heartbeatMs, statusEvery: 5, controlPort: settings.controlPort });
+  // 2: the control API first, so the Node objects can name its port.
+  const control = await startControlServer({
+    pods: () => pods.pods(),
+    nodes: () => nodes.map((n) => ({ name: n.name, address: n.address, failed: failed.has(n.name) })),
+    signalPod(namespace, name, signal, container) {
+      const worker = pods.find(namespace, name);
+      if (!worker) return false;
+      const targets = worker.containers.filter((c) => c.running && (container === undefined || c.name === container));
+      return targets.map((c) => c.signal(signal)).some(Boolean);
+    },
+    async failNode(name) {
+      if (!agent.fail(name)) return false;
+      failed.add(name);
+      await pods.failNode(name);
+      return true;
+    },
+    async restoreNode(name) {
+      if (!agent.has(name)) return false;
+      failed.delete(name);
+      await agent.restore(name);
+      pods.restoreNode(name);
+      return true;
+    },
+  }, settings.controlPort, log);
+  // 3: nodes, then the provisioner and the pods bound to the nodes.
+  await agent.register();
+  const provisioner = new Provisioner(clients, log, stateDir);
+  await provisioner.start();
+  await pods.start();
+  log.info({ nodes: nodes.map((n) => n.name), controlUrl: control.url }, 'kubelet ready');
+  return {
+    controlUrl: control.url,
+    nodes: nodes.map((n) => n.name),
+    async stop() {
+      agent.stop();
+      await provisioner.stop();
+      await pods.stop(3000);
+      await control.close();
+    },
+  };
+}
+
+function which(command: string): string {
+  try {
+    return execFileSync('sh', ['-c', `command -v ${command}`], { encoding: 'utf8' }).trim();
+  } catch {
+    throw new Error(`${command} is not on PATH: the local kubelet runs Redis pods with it (see README.md, "Set-up")`);
+  }
+}

@@ -1,0 +1,221 @@
+// One pod on a local node, from first sight to the final delete. Each sync starts from the
+// latest pod object and what its processes do (level-based), one sync at a time:
+//   gone -> kill; deleting -> preStop/SIGTERM/grace/SIGKILL + final delete;
+//   otherwise address -> volumes -> init containers in order -> containers -> status.
+import { mkdir, writeFile, chmod } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { V1ConfigMap, V1Container, V1Pod, V1Secret } from '@kubernetes/client-node';
+import type { Logger } from '../../../shared/io/log.ts';
+import { ContainerRunner } from './container-runner.ts';
+import { referencedSources, resolveEnv } from './env.ts';
+import { describe, isNotFound, strategicMerge, type KubeClients } from './kube.ts';
+import { planProcess } from './process-plan.ts';
+import type { BackoffSettings } from './restart-policy.ts';
+import { computeStatus, statusSignature } from './status.ts';
+import { mountMappings, prepareVolumes, removePodDir } from './volumes.ts';
+
+export interface WorkerDeps {
+  readonly clients: KubeClients;
+  readonly log: Logger;
+  readonly stateDir: string;
+  readonly hostIP: string;
+  readonly backoff: BackoffSettings;
+  /** Absolute paths of the host's redis-server and redis-cli, for the pod's shims. */
+  readonly binaries: { redisServer: string; redisCli: string };
+  readonly allocate: (uid: string) => string;
+  readonly release: (uid: string) => void;
+  /** Called once the worker has nothing left to do (pod gone and cleaned up). */
+  readonly onFinished: () => void;
+}
+
+const syncEveryMs = 1000;
+const refreshVolumesEveryMs = 5000;
+
+export class PodWorker {
+  readonly uid: string;
+  private pod: V1Pod;
+  private gone = false;
+  private suspended = false;
+  private finished = false;
+  private syncing = false;
+  private dirty = false;
+  private readonly timer: NodeJS.Timeout;
+  private readonly init: ContainerRunner[];
+  private readonly main: ContainerRunner[];
+  private podIP: string | undefined;
+  private hostDirs: Map<string, string> | undefined;
+  private volumesAt = 0;
+  private lastWritten = '';
+  private lastWriteAt = 0;
+  private readonly startTime: number;
+  private readonly podDir: string;
+  private readonly log: Logger;
+
+  constructor(pod: V1Pod, private readonly deps: WorkerDeps, suspended: boolean) {
+    this.pod = pod;
+    this.uid = pod.metadata?.uid ?? '';
+    this.suspended = suspended;
+    this.podDir = join(deps.stateDir, 'pods', this.uid);
+    this.log = deps.log.child({ pod: `${pod.metadata?.namespace}/${pod.metadata?.name}`, uid: this.uid });
+    this.startTime = pod.status?.startTime ? new Date(pod.status.startTime).getTime() : Date.now();
+    const restartPolicy = pod.spec?.restartPolicy ?? 'Always';
+    const runner = (c: V1Container, isInit: boolean) => new ContainerRunner(c, isInit, {
+      log: this.log, restartPolicy, backoff: deps.backoff, onChange: () => this.kick(),
+      logFile: join(this.podDir, 'logs', `${c.name}.log`), pidFile: join(this.podDir, 'pids', `${c.name}.pid`),
+    });
+    this.init = (pod.spec?.initContainers ?? []).map((c) => runner(c, true));
+    this.main = (pod.spec?.containers ?? []).map((c) => runner(c, false));
+    // A kubelet restart keeps counting restarts where the status left off.
+    for (const r of [...this.init, ...this.main]) {
+      const old = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])].find((s) => s.name === r.name);
+      if (old) r.adopt(old.restartCount ?? 0, old.state?.running !== undefined || old.state?.terminated !== undefined || (old.restartCount ?? 0) > 0);
+    }
+    this.timer = setInterval(() => this.kick(), syncEveryMs);
+    this.kick();
+  }
+
+  get namespace(): string { return this.pod.metadata?.namespace ?? ''; }
+  get name(): string { return this.pod.metadata?.name ?? ''; }
+  get nodeName(): string { return this.pod.spec?.nodeName ?? ''; }
+  get address(): string | undefined { return this.podIP; }
+  get containers(): readonly ContainerRunner[] { return [...this.init, ...this.main]; }
+
+  update(pod: V1Pod): void { this.pod = pod; this.kick(); }
+  markGone(): void { this.gone = true; this.kick(); }
+
+  /** Node failed: every process dies at once, nothing is written until resume(). */
+  async suspend(): Promise<void> {
+    this.suspended = true;
+    await Promise.all(this.containers.map((c) => c.stop(0, false)));
+  }
+
+  resume(): void {
+    this.suspended = false;
+    for (const c of this.containers) c.resume();
+    this.lastWritten = '';
+    this.kick();
+  }
+
+  /** Kubelet shutdown: stop the processes (SIGTERM, then SIGKILL), leave the API alone. */
+  async shutdown(graceMs: number): Promise<void> {
+    this.finished = true;
+    clearInterval(this.timer);
+    await Promise.all(this.containers.map((c) => c.stop(graceMs, false)));
+  }
+
+  kick(): void {
+    if (this.finished) return;
+    if (this.syncing) { this.dirty = true; return; }
+    this.syncing = true;
+    void this.sync().catch((err) => this.log.warn({ err: describe(err) }, 'pod sync failed; retrying'))
+      .finally(() => {
+        this.syncing = false;
+        if (this.dirty && !this.finished) { this.dirty = false; this.kick(); }
+      });
+  }
+
+  private async sync(): Promise<void> {
+    if (this.finished || this.suspended) return;
+    // 1: the pod is gone from the API (deleted with grace 0 by someone): just kill.
+    if (this.gone) return this.finish(0, false);
+    // 2: graceful deletion, then the final delete.
+    if (this.pod.metadata?.deletionTimestamp) {
+      const grace = this.pod.metadata.deletionGracePeriodSeconds ?? this.pod.spec?.terminationGracePeriodSeconds ?? 30;
+      return this.finish(grace * 1000, true);
+    }
+    const phase = this.pod.status?.phase;
+    if ((phase === 'Succeeded' || phase === 'Failed') && !this.containers.some((c) => c.running)) return;
+    // 3: address and volumes.
+    this.podIP ??= this.deps.allocate(this.uid);
+    const now = Date.now();
+    if (!this.hostDirs || now - this.volumesAt > refreshVolumesEveryMs) {
+      await mkdir(join(this.podDir, 'bin'), { recursive: true });
+      await this.writeShims();
+      const volumes = await prepareVolumes(this.deps.clients, this.pod, this.podDir);
+      if (!volumes.ok) {
+        for (const c of this.containers) if (!c.running) c.wait(volumes.reason, volumes.message, 0);
+        return this.writeStatus();
+      }
+      this.hostDirs = volumes.hostDirs;
+      this.volumesAt = now;
+    }
+    // 4: init containers one after the other, then every container.
+    const pendingInit = this.init.find((c) => !c.succeeded);
+    const toStart = pendingInit ? [pendingInit] : this.main;
+    for (const c of toStart) if (c.canStart(Date.now())) await this.startContainer(c);
+    await this.writeStatus();
+  }
+
+  private async startContainer(c: ContainerRunner): Promise<void> {
+    const hostDirs = this.hostDirs ?? new Map<string, string>();
+    const env = resolveEnv(c.spec, await this.envSources(c.spec));
+    if (!env.ok) return c.wait('CreateContainerConfigError', env.message, 2000);
+    const mappings = mountMappings(c.spec, hostDirs);
+    const podIP = this.podIP ?? '';
+    const rootDir = join(this.podDir, 'rootfs', c.name);
+    const planned = planProcess({ container: c.spec, podIP, env: env.env, mappings, rootDir, shimDir: join(this.podDir, 'bin'), hostPath: process.env.PATH ?? '/usr/bin:/bin' });
+    if (!planned.ok) return c.wait(planned.reason, planned.message, 5000);
+    c.start(planned.plan, mappings, podIP);
+  }
+
+  private async envSources(container: V1Container) {
+    const refs = referencedSources([container]);
+    const namespace = this.namespace;
+    const configMaps = new Map<string, V1ConfigMap | null>();
+    const secrets = new Map<string, V1Secret | null>();
+    const orNull = <T>(p: Promise<T>) => p.catch((err) => { if (isNotFound(err)) return null; throw err; });
+    for (const name of refs.configMaps) configMaps.set(name, await orNull(this.deps.clients.core.readNamespacedConfigMap({ name, namespace })));
+    for (const name of refs.secrets) secrets.set(name, await orNull(this.deps.clients.core.readNamespacedSecret({ name, namespace })));
+    return { pod: this.pod, podIP: this.podIP ?? '', hostIP: this.deps.hostIP, configMaps, secrets };
+  }
+
+  /** redis-cli and redis-server found on the pod's PATH talk to and listen on the pod's IP. */
+  private async writeShims(): Promise<void> {
+    const bin = join(this.podDir, 'bin');
+    const { redisCli, redisServer } = this.deps.binaries;
+    const shims = {
+      'redis-cli': `#!/bin/sh\n# The pod's own address stands for localhost; a later -h wins.\nexec ${redisCli} -h "$KNREDIS_POD_IP" "$@"\n`,
+      'redis-server': `#!/bin/sh\nexec ${redisServer} "$@" --bind "$KNREDIS_POD_IP" --daemonize no\n`,
+    };
+    for (const [name, text] of Object.entries(shims)) {
+      await writeFile(join(bin, name), text);
+      await chmod(join(bin, name), 0o755);
+    }
+  }
+
+  private async writeStatus(): Promise<void> {
+    if (this.suspended || this.gone) return;
+    const view = { hostIP: this.deps.hostIP, initContainers: this.init.map((c) => c.view()), containers: this.main.map((c) => c.view()), ...(this.podIP ? { podIP: this.podIP } : {}) };
+    const status = computeStatus(this.pod, view, Date.now(), this.startTime);
+    const signature = statusSignature(status);
+    if (signature === statusSignature(this.pod.status)) return;
+    if (signature === this.lastWritten && Date.now() - this.lastWriteAt < 3000) return;
+    try {
+      const updated = await this.deps.clients.core.patchNamespacedPodStatus({ name: this.name, namespace: this.namespace, body: { status } }, strategicMerge);
+      if (updated.metadata?.uid === this.uid) this.pod = { ...this.pod, status: updated.status };
+      this.lastWritten = signature;
+      this.lastWriteAt = Date.now();
+      this.log.debug({ phase: status.phase, ready: status.conditions.find((c) => c.type === 'Ready')?.status }, 'status written');
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+  }
+
+  private async finish(graceMs: number, finalDelete: boolean): Promise<void> {
+    this.log.info({ graceMs, finalDelete }, 'stopping pod');
+    await Promise.all([...this.main.map((c) => c.stop(graceMs, true)), ...this.init.map((c) => c.stop(0, false))]);
+    if (finalDelete) {
+      try {
+        await this.deps.clients.core.deleteNamespacedPod({ name: this.name, namespace: this.namespace, gracePeriodSeconds: 0, body: { gracePeriodSeconds: 0, preconditions: { uid: this.uid } } });
+      } catch (err) {
+        if (!isNotFound(err) && describe(err).indexOf('409') < 0) throw err;
+      }
+    }
+    this.finished = true;
+    clearInterval(this.timer);
+    await removePodDir(this.podDir);
+    this.deps.release(this.uid);
+    this.log.info('pod stopped and removed');
+    this.deps.onFinished();
+  }
+}
