@@ -22,7 +22,7 @@ const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)}s`;
 switch (positionals[0]) {
   case 'up': {
     const nodes = Number(values.nodes);
-    if (!Number.isInteger(nodes) || nodes < 0) throw new Error(`--nodes must be a whole number, not '${values.nodes}'`);
+    if (!Number.isInteger(nodes) || nodes < 1 || nodes > 254) throw new Error(`--nodes must be a whole number in 1..254, not '${values.nodes}'`);
     console.log(`local:up '${name}': starting`);
     const env = await startEnvironment({ name, nodes, progress: (line) => console.log(`  [${elapsed()}] ${line}`) });
     console.log(env.alreadyUp ? `'${name}' is already up` : `'${name}' is up after ${elapsed()}`);

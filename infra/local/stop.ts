@@ -6,7 +6,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { envDir } from './paths.ts';
 import { isRunning, processesMentioning, signalAll, stopAll, withDescendants, type Target } from './processes.ts';
-import { readState, statePath, type Component, type EnvState } from './state.ts';
+import { allStates, isLive, readState, statePath, type Component, type EnvState } from './state.ts';
 
 export interface StopOptions {
   /** Remove the whole directory (certificates, logs) too. */
@@ -34,7 +34,9 @@ function targets(state: EnvState, components: Component[]): Target[] {
 /** Everything of the environment that runs: its processes, their descendants, its pods. */
 export function leftovers(state: EnvState): number[] {
   const roots = Object.values(state.processes).filter((p) => p && isRunning(p.pid, p.match)).map((p) => p!.pid);
-  const pods = state.podIpPrefix ? processesMentioning(`${state.podIpPrefix}.`) : [];
+  // Pods are found by their address, unless a live environment has the prefix now (after ours died).
+  const prefixTaken = allStates().some((s) => s.name !== state.name && s.podIpPrefix === state.podIpPrefix && isLive(s));
+  const pods = state.podIpPrefix && !prefixTaken ? processesMentioning(`${state.podIpPrefix}.`) : [];
   return [...new Set([...withDescendants(roots), ...processesMentioning(state.dir), ...pods])].sort((a, b) => a - b);
 }
 

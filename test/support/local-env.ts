@@ -19,10 +19,12 @@ import { isRunning } from '../../infra/local/processes.ts';
 import { allStates, readState, type EnvState } from '../../infra/local/state.ts';
 import { killEnvironmentSync } from '../../infra/local/stop.ts';
 import { environmentStatus } from '../../infra/local/status.ts';
+import { KubeletControl } from '../../infra/local/kubelet/control-client.ts';
 import { requireCommand } from './prerequisites.ts';
 import { waitFor, type WaitOptions } from './wait-for.ts';
 
 export { waitFor, type WaitOptions } from './wait-for.ts';
+export { KubeletControl, KubeletControlError, type KubeletNode, type KubeletPod } from '../../infra/local/kubelet/control-client.ts';
 
 const run = promisify(execFile);
 
@@ -39,6 +41,8 @@ export interface LocalEnvironment {
   readonly podIpPrefix: string;
   /** The kubelet's control API (crash/freeze/thaw a pod, fail/restore a node). */
   readonly kubeletControlUrl: string;
+  /** Client of that API: crashPod, freezePod, thawPod, failNode, restoreNode, pods, nodes. */
+  readonly kubelet: KubeletControl;
   /** The whole state.json (ports, pids, log files). */
   readonly state: EnvState;
   /** A fresh KubeConfig for the admin user (system:masters). */
@@ -75,6 +79,7 @@ function toLocal(state: EnvState): LocalEnvironment {
   return {
     name: state.name, kubeconfigPath: state.kubeconfig, server: state.server, kubectlPath: state.kubectl,
     nodes: state.nodes, podIpPrefix: state.podIpPrefix, kubeletControlUrl: state.kubeletControlUrl, state,
+    kubelet: new KubeletControl(state.kubeletControlUrl),
     kubeConfig() {
       const kc = new KubeConfig();
       kc.loadFromFile(state.kubeconfig);

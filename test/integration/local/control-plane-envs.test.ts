@@ -25,7 +25,8 @@ describe('infra/local environments', function () {
   let b: Environment;
 
   before(async function () {
-    [a, b] = await Promise.all(names.map((name) => startEnvironment({ name, nodes: 1, owner: process.pid })));
+    const start = (name: string) => startEnvironment({ name, nodes: 1, owner: process.pid });
+    [a, b] = await Promise.all([start(names[0]!), start(names[1]!)]);
   });
 
   after(async function () {
