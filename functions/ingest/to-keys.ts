@@ -9,7 +9,7 @@
 //                                                   name (children are named <cluster>-...)
 // Anything else is unrelated: the caller answers 400 and queues nothing.
 import { parseEventType, type KubeObjectLike, type ObjectMetaLike } from '../../shared/core/apiserver-events.ts';
-import { labelKeys, redisClusterApi } from '../../shared/core/labels.ts';
+import { GROUP, KIND, LABEL_CLUSTER } from '../../shared/core/api/group.ts';
 import { isValidRef, toKey } from '../../shared/core/resource-key.ts';
 
 /** Kinds knredis creates for a RedisCluster (group/kind; core group is empty). */
@@ -34,14 +34,14 @@ export interface EventFields {
 export type Mapping = { readonly keys: string[] } | { readonly unrelated: string };
 
 const groupOf = (apiVersion: string) => (apiVersion.includes('/') ? apiVersion.split('/')[0]! : '');
-const isRedisCluster = (apiVersion: string | undefined, kind: string | undefined) => kind === redisClusterApi.kind && groupOf(apiVersion ?? '') === redisClusterApi.group;
+const isRedisCluster = (apiVersion: string | undefined, kind: string | undefined) => kind === KIND && groupOf(apiVersion ?? '') === GROUP;
 const isChild = (apiVersion: string, kind: string) => childKinds.has(`${groupOf(apiVersion)}/${kind}`);
 
 /** Owner references first (set by the reconciler), then the cluster label. */
 export function ownerKeysOf(namespace: string, meta: ObjectMetaLike): string[] {
   const owners = (meta.ownerReferences ?? []).filter((o) => isRedisCluster(o.apiVersion, o.kind) && isValidRef({ namespace, name: o.name }));
   if (owners.length > 0) return [...new Set(owners.map((o) => toKey({ namespace, name: o.name! })))];
-  const label = meta.labels?.[labelKeys.cluster];
+  const label = meta.labels?.[LABEL_CLUSTER];
   return label !== undefined && isValidRef({ namespace, name: label }) ? [toKey({ namespace, name: label })] : [];
 }
 

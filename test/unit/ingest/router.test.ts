@@ -29,8 +29,9 @@ describe('ingest router', () => {
   after(() => server.close());
   beforeEach(() => { queued = []; failing = false; });
 
-  const post = (message: { headers: Record<string, string>; body: unknown }) =>
-    fetch(server.url + '/', { method: 'POST', headers: message.headers, body: String(message.body) });
+  type Sent = { headers: Record<string, unknown>; body: unknown };
+  const post = (message: Sent) =>
+    fetch(server.url + '/', { method: 'POST', headers: message.headers as Record<string, string>, body: String(message.body) });
 
   it('answers 202 and queues the key when an event comes in binary mode', async () => {
     const res = await post(HTTP.binary(ceOf(cluster)));
@@ -53,7 +54,7 @@ describe('ingest router', () => {
     expect(queued).to.deep.equal(['prod/cache', 'prod/other']);
   });
 
-  const refused: [string, () => { headers: Record<string, string>; body: unknown }, RegExp][] = [
+  const refused: [string, () => Sent, RegExp][] = [
     ['malformed JSON in structured mode', () => ({ headers: { 'content-type': 'application/cloudevents+json' }, body: '{"specversion": "1.0", ' }), /not a CloudEvent/],
     ['no CloudEvent headers at all', () => ({ headers: { 'content-type': 'application/json' }, body: '{}' }), /not a CloudEvent/],
     ['a missing source', () => ({ headers: { 'content-type': 'application/json', 'ce-id': '1', 'ce-specversion': '1.0', 'ce-type': 'dev.knative.apiserver.resource.add' }, body: JSON.stringify(cluster) }), /invalid CloudEvent|not a CloudEvent/],

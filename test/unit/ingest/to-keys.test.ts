@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import { eventAttributes, eventType } from '../../../shared/core/apiserver-events.ts';
-import { childLabels } from '../../../shared/core/labels.ts';
+import { LABEL_CLUSTER, LABEL_INSTANCE, LABEL_MANAGED_BY, MANAGED_BY_VALUE } from '../../../shared/core/api/group.ts';
 import { namePrefixes, toKeys, type ObjectRef, type OwnerLookup } from '../../../functions/ingest/to-keys.ts';
 
+const childLabels = (name: string) => ({ [LABEL_MANAGED_BY]: MANAGED_BY_VALUE, [LABEL_INSTANCE]: name, [LABEL_CLUSTER]: name });
 const cluster = { apiVersion: 'cache.redis.io/v1beta1', kind: 'RedisCluster', metadata: { namespace: 'prod', name: 'cache' } };
 const ownedPod = { apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'prod', name: 'cache-0-1', ownerReferences: [{ apiVersion: 'cache.redis.io/v1beta1', kind: 'RedisCluster', name: 'cache', controller: true }] } };
 const labelledService = { apiVersion: 'v1', kind: 'Service', metadata: { namespace: 'prod', name: 'cache-headless', labels: childLabels('cache') } };

@@ -1,0 +1,24 @@
+// The contract between functions/start.ts and each function (functions/NAME/index.ts
+// exports `start`): one process, one HTTP server, one metrics registry, one logger.
+import type { Express } from 'express';
+import type { Logger } from '../shared/io/log.ts';
+import type { Probe } from '../shared/io/http.ts';
+import type { Registry } from '../shared/io/metrics.ts';
+import type { Config } from './start-config.ts';
+
+export interface FunctionContext {
+  readonly config: Config;
+  readonly log: Logger;
+  /** The shared HTTP app: mount routes here (ingest takes POST /). */
+  readonly app: Express;
+  readonly registry: Registry;
+  /** Adds a readiness check to /readyz. */
+  addProbe(probe: Probe): void;
+}
+
+export interface RunningFunction {
+  /** Stops taking work, finishes what is in flight, closes connections. */
+  close(): Promise<void>;
+}
+
+export type StartFunction = (context: FunctionContext) => Promise<RunningFunction>;

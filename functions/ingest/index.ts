@@ -1,0 +1,20 @@
+// Wiring of the ingest function: the queue producer (fail-fast Redis connection), the owner
+// lookup for reference-mode events, and the router on the shared HTTP app.
+import type { StartFunction } from '../function-context.ts';
+import { required } from '../start-config.ts';
+import { kubeOwnerLookup, loadKubeConfig } from '../kube.ts';
+import { queueMetrics } from '../../shared/io/metrics.ts';
+import { producerConnection } from '../../shared/io/queue/connection.ts';
+import { createReconcileQueue } from '../../shared/io/queue/reconcile-queue.ts';
+import { ingestRouter } from './app.ts';
+
+export const start: StartFunction = async ({ config, log, app, registry, addProbe }) => {
+  const redisUrl = required(config.redisUrl, 'REDIS_URL', 'ingest');
+  const metrics = queueMetrics(registry);
+  const names = { prefix: config.queue.prefix, queue: config.queue.name };
+  const queue = createReconcileQueue({ connection: producerConnection(redisUrl), names, onAdd: () => metrics.adds.inc({ name: names.queue }) });
+  const lookup = kubeOwnerLookup(loadKubeConfig(config.kubeconfig));
+  app.use(ingestRouter({ enqueue: queue.enqueue, lookup, maxBodyBytes: config.ingest.maxBodyBytes, retryAfterS: config.ingest.retryAfterS, log }));
+  addProbe({ name: 'queue-redis', check: () => queue.ping().then(() => true) });
+  return { close: () => queue.close() };
+};

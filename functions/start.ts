@@ -1,0 +1,65 @@
+// `npm start -- [NAME...]`: runs the named functions (all by default) in one process, on one
+// HTTP server (PORT) with /healthz, /readyz and /metrics. Settings come from the environment
+// (functions/start-config.ts), read once here. SIGTERM/SIGINT drain in-flight work and exit.
+import { createHttpApp, listen, type Probe } from '../shared/io/http.ts';
+import { createLogger } from '../shared/io/log.ts';
+import { createRegistry } from '../shared/io/metrics.ts';
+import type { RunningFunction, StartFunction } from './function-context.ts';
+import { ConfigError, readConfig } from './start-config.ts';
+
+export const functionNames = ['ingest', 'reconcile', 'event-source', 'webhooks', 'dashboard'] as const;
+
+export async function main(argv: string[], env: Readonly<Record<string, string | undefined>>): Promise<void> {
+  const unknown = argv.filter((name) => !(functionNames as readonly string[]).includes(name));
+  if (unknown.length > 0) {
+    console.error(`unknown function(s): ${unknown.join(', ')}\nusage: npm start -- [${functionNames.join('|')}]...  (all when none is named)`);
+    process.exit(2);
+  }
+  const names = argv.length > 0 ? [...new Set(argv)] : [...functionNames];
+  let config;
+  try {
+    config = readConfig(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(error.message);
+    process.exit(2);
+  }
+  const log = createLogger({ level: config.logLevel });
+  const registry = createRegistry();
+  const probes: Probe[] = [];
+  const app = createHttpApp({ registry, probes: () => probes });
+  const running: { name: string; fn: RunningFunction }[] = [];
+
+  const stopAll = async () => {
+    for (const { name, fn } of running.reverse()) {
+      await fn.close().catch((error: unknown) => log.error({ err: error, fn: name }, 'close failed'));
+    }
+  };
+  try {
+    for (const name of names) {
+      const module = (await import(`./${name}/index.ts`)) as { start: StartFunction };
+      running.push({ name, fn: await module.start({ config, log: log.child({ fn: name }), app, registry, addProbe: (p) => probes.push(p) }) });
+    }
+  } catch (error) {
+    log.fatal({ err: error }, 'start-up failed');
+    await stopAll();
+    process.exit(1);
+  }
+  const server = await listen(app, config.port, config.host);
+  log.info({ functions: names, url: server.url }, 'knredis started');
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'draining');
+    await server.close();
+    await stopAll();
+    log.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+await main(process.argv.slice(2), process.env);
