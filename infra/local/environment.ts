@@ -115,26 +115,26 @@ async function boot(state: EnvState, nodes: number, progress: Progress): Promise
   progress('kube-apiserver');
   await waitReady({ ...(await start('kube-apiserver', apiserverCommand(layout))), url: `${state.server}/readyz`, tls: clientTls });
   // 4: controller-manager and scheduler (their serving certificates are self-signed).
-  progress('kube-controller-manager, kube-scheduler');
+  // 4: controller-manager, scheduler and the local kubelet (which registers the nodes and
+  // runs the pods) start together; their serving certificates are self-signed.
+  const withKubelet = existsSync(kubeletMain);
+  progress(`kube-controller-manager, kube-scheduler${withKubelet ? `, kubelet (${nodes} nodes)` : ''}`);
   const cm = await start('kube-controller-manager', controllerManagerCommand(layout));
   const scheduler = await start('kube-scheduler', schedulerCommand(layout));
-  await Promise.all([
+  const kubelet = withKubelet ? await start('kubelet', [process.execPath, ['--import', 'tsx', kubeletMain,
+    '--kubeconfig', kubeletKubeconfig, '--state-dir', join(dir, 'kubelet'), '--nodes', String(nodes),
+    '--pod-ip-prefix', state.podIpPrefix, '--control-port', String(ports.kubeletControl)]], repoRoot) : undefined;
+  if (!withKubelet) progress(`no kubelet (${kubeletMain} is missing): control plane only, no nodes`);
+  const kc = adminClient(state.kubeconfig);
+  const [nodeNames] = await Promise.all([
+    kubelet ? waitForNodes(kc, nodes, 60_000, () => isRunning(kubelet.pid, dir), kubelet.log) : [],
     waitReady({ ...cm, url: `https://127.0.0.1:${ports.controllerManager}/healthz`, tls: {} }),
     waitReady({ ...scheduler, url: `https://127.0.0.1:${ports.scheduler}/healthz`, tls: {} }),
+    ensureStorageClass(kc),
+    // The controllers run once `default` has its ServiceAccount (pods need it).
+    waitForDefaultServiceAccount(kc, 60_000, cm.log),
   ]);
-  const kc = adminClient(state.kubeconfig);
-  await ensureStorageClass(kc);
-  await waitForDefaultServiceAccount(kc, 60_000, cm.log);
-  // 5: the local kubelet, which registers the nodes and runs the pods.
-  if (existsSync(kubeletMain)) {
-    progress(`kubelet (${nodes} nodes)`);
-    const kubelet = await start('kubelet', [process.execPath, ['--import', 'tsx', kubeletMain,
-      '--kubeconfig', kubeletKubeconfig, '--state-dir', join(dir, 'kubelet'), '--nodes', String(nodes),
-      '--pod-ip-prefix', state.podIpPrefix, '--control-port', String(ports.kubeletControl)]], repoRoot);
-    state.nodes = await waitForNodes(kc, nodes, 60_000, () => isRunning(kubelet.pid, dir), kubelet.log);
-  } else {
-    progress(`no kubelet yet (${kubeletMain} is missing): control plane only, no nodes`);
-  }
+  state.nodes = nodeNames;
   state.phase = 'up';
   await writeState(state);
   return state;
