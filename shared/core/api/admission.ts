@@ -1,0 +1,69 @@
+// The validating webhook's decision for one AdmissionRequest (admission.k8s.io/v1): which
+// object it is (v1alpha1, v1beta1, or the Scale of either), the checks that apply, and the
+// response. Pure: the HTTP server only parses JSON and sends what this returns.
+import { convertObject } from './convert.ts';
+import { ConversionError, MalformedReviewError } from './errors.ts';
+import { API_VERSION_V1ALPHA1, GROUP, V1ALPHA1, V1BETA1 } from './group.ts';
+import { isJsonObject, type JsonObject } from './json.ts';
+import type { RedisCluster } from './v1beta1.ts';
+import { scaleInMessage, validateV1beta1 } from './validate-spec.ts';
+import { emptyVerdict, type Verdict } from './verdict.ts';
+
+export interface AdmissionResponse {
+  uid: string;
+  allowed: boolean;
+  status?: { code: number; reason: string; message: string };
+  warnings?: string[];
+}
+
+function asBeta(obj: unknown, version: string): RedisCluster {
+  if (!isJsonObject(obj)) throw new MalformedReviewError('the object must be a JSON object');
+  if (version === V1BETA1) return convertObject(obj, `${GROUP}/${V1BETA1}`) as unknown as RedisCluster;
+  return convertObject({ ...obj, apiVersion: API_VERSION_V1ALPHA1 }, `${GROUP}/${V1BETA1}`) as unknown as RedisCluster;
+}
+
+function replicasOf(scale: unknown, which: string): number {
+  const replicas = isJsonObject(scale) && isJsonObject(scale.spec) ? scale.spec.replicas ?? 0 : undefined;
+  if (typeof replicas !== 'number') throw new MalformedReviewError(`${which}.spec.replicas must be a number`);
+  return replicas;
+}
+
+function checkScale(request: JsonObject, version: string): Verdict {
+  const v = emptyVerdict();
+  if (request.operation !== 'UPDATE') return v;
+  const field = version === V1ALPHA1 ? 'spec.replicas' : 'spec.masters';
+  const message = scaleInMessage(field, replicasOf(request.oldObject, 'oldObject'), replicasOf(request.object, 'object'), version === V1ALPHA1 ? 'Redis nodes' : 'masters');
+  if (message) v.denials.push(message);
+  return v;
+}
+
+function check(request: JsonObject): Verdict {
+  const resource = isJsonObject(request.resource) ? request.resource : {};
+  const version = String(resource.version ?? '');
+  if (resource.group !== GROUP || resource.resource !== 'redisclusters' || (version !== V1ALPHA1 && version !== V1BETA1)) {
+    throw new MalformedReviewError(`this webhook validates ${GROUP} redisclusters (v1alpha1, v1beta1), not ${JSON.stringify(resource)}`);
+  }
+  if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return emptyVerdict();
+  if (request.subResource === 'scale') return checkScale(request, version);
+  if (request.subResource !== undefined && request.subResource !== '') return emptyVerdict();
+  const obj = asBeta(request.object, version);
+  const old = request.operation === 'UPDATE' ? asBeta(request.oldObject, version) : undefined;
+  return validateV1beta1(obj, old);
+}
+
+/** The response to one AdmissionRequest; throws MalformedReviewError when there is no request to answer. */
+export function admit(request: unknown): AdmissionResponse {
+  if (!isJsonObject(request)) throw new MalformedReviewError('request must be an object');
+  if (typeof request.uid !== 'string' || request.uid === '') throw new MalformedReviewError('request.uid must be a non-empty string');
+  const uid = request.uid;
+  let verdict: Verdict;
+  try {
+    verdict = check(request);
+  } catch (error) {
+    if (!(error instanceof ConversionError || error instanceof MalformedReviewError)) throw error;
+    return { uid, allowed: false, status: { code: 400, reason: 'BadRequest', message: error.message } };
+  }
+  const warnings = verdict.warnings.length > 0 ? { warnings: verdict.warnings } : {};
+  if (verdict.denials.length === 0) return { uid, allowed: true, ...warnings };
+  return { uid, allowed: false, status: { code: 422, reason: 'Invalid', message: verdict.denials.join('; ') }, ...warnings };
+}

@@ -1,0 +1,112 @@
+// cache.redis.io/v1beta1: the full RedisCluster API, the version stored in etcd and the one
+// the operator reads and writes. The OpenAPI schema (schema-v1beta1.ts) is checked against
+// these types at compile time, so the two cannot drift.
+import type { Affinity, Condition, ObjectMeta, ResourceRequirements, Toleration, TopologySpreadConstraint } from './k8s-types.ts';
+
+export type ReclaimPolicy = 'Retain' | 'Delete';
+
+export interface StorageSpec {
+  /** StorageClass of the PVCs; absent means the cluster's default class. Immutable once set. */
+  className?: string;
+  /** Size of each node's PVC, a quantity such as `1Gi`. May grow, never shrink. */
+  size?: string;
+  /** What happens to the PVCs when the RedisCluster is deleted. */
+  reclaim?: ReclaimPolicy;
+}
+
+export interface SecretKeyRef {
+  name: string;
+  key?: string;
+}
+
+export interface AuthSpec {
+  /** Secret holding the password; generated as `<name>-auth` when absent. */
+  secretRef?: SecretKeyRef;
+}
+
+export interface ExporterSpec {
+  enabled?: boolean;
+  image?: string;
+  resources?: ResourceRequirements;
+}
+
+export interface PodDisruptionBudgetSpec {
+  enabled?: boolean;
+  maxUnavailable?: number;
+}
+
+export interface RedisClusterSpec {
+  masters?: number;
+  replicasPerMaster?: number;
+  version?: string;
+  image?: string;
+  imagePullPolicy?: 'Always' | 'IfNotPresent' | 'Never';
+  resources?: ResourceRequirements;
+  storage?: StorageSpec;
+  config?: Record<string, string>;
+  auth?: AuthSpec;
+  exporter?: ExporterSpec;
+  affinity?: Affinity;
+  tolerations?: Toleration[];
+  nodeSelector?: Record<string, string>;
+  topologySpreadConstraints?: TopologySpreadConstraint[];
+  podDisruptionBudget?: PodDisruptionBudgetSpec;
+  paused?: boolean;
+}
+
+export type Phase = 'Pending' | 'Creating' | 'Running' | 'Scaling' | 'Updating' | 'Degraded' | 'Failed' | 'Paused' | 'Deleting';
+export type NodeRole = 'master' | 'replica';
+
+export interface ClusterNodeStatus {
+  pod: string;
+  nodeId?: string;
+  ip?: string;
+  ready?: boolean;
+}
+
+export interface SlotRange {
+  start: number;
+  end: number;
+}
+
+export interface ShardStatus {
+  index: number;
+  name?: string;
+  master?: ClusterNodeStatus;
+  replicas?: ClusterNodeStatus[];
+  slots?: SlotRange[];
+}
+
+export type OperationType = 'Create' | 'ScaleOut' | 'ScaleIn' | 'AddReplicas' | 'RemoveReplicas' | 'RollingUpdate' | 'Failover' | 'Heal';
+
+export interface OperationStatus {
+  type: OperationType;
+  /** For people: `migrating slots 1200/5461`. */
+  progress?: string;
+  startedAt?: string;
+}
+
+export interface RedisClusterStatus {
+  conditions?: Condition[];
+  observedGeneration?: number;
+  phase?: Phase;
+  shards?: ShardStatus[];
+  slotsCovered?: number;
+  readyMasters?: number;
+  readyReplicas?: number;
+  readyNodes?: number;
+  selector?: string;
+  operation?: OperationStatus;
+  masterPod?: string;
+}
+
+export interface RedisCluster {
+  apiVersion: 'cache.redis.io/v1beta1';
+  kind: 'RedisCluster';
+  metadata: ObjectMeta;
+  spec: RedisClusterSpec;
+  status?: RedisClusterStatus;
+}
+
+/** Condition types and their reasons, as the operator reports them. */
+export const ConditionType = { Ready: 'Ready', Progressing: 'Progressing', Degraded: 'Degraded' } as const;

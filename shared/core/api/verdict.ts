@@ -1,0 +1,11 @@
+// What an admission check returns: reasons to refuse (empty means allowed) and warnings.
+export interface Verdict {
+  denials: string[];
+  warnings: string[];
+}
+
+export const emptyVerdict = (): Verdict => ({ denials: [], warnings: [] });
+
+export function merge(...verdicts: Verdict[]): Verdict {
+  return { denials: verdicts.flatMap((v) => v.denials), warnings: verdicts.flatMap((v) => v.warnings) };
+}
