@@ -1,0 +1,83 @@
+// planCluster(desired, observed, now): the next steps for one pass, pure. Phases run in order
+// and the first that has work returns it, so each plan starts from a fresh observation and
+// holds at most one disruptive step (migrate or failover); every step's preconditions are
+// checked against what was observed, and what steps cannot fix is returned as problems.
+import type { DesiredCluster, PlanOptions } from './desired.ts';
+import { isFresh, planBootstrap } from './plan-bootstrap.ts';
+import { toPlanContext, type PlanContext } from './plan-context.ts';
+import { planCoverage } from './plan-coverage.ts';
+import { planFailures } from './plan-failures.ts';
+import { planForgetGhosts, planMeet } from './plan-membership.ts';
+import { planRebalance } from './plan-rebalance.ts';
+import { planRemoval } from './plan-removal.ts';
+import { planReplicas } from './plan-replicas.ts';
+import { planResume } from './plan-resume.ts';
+import type { ClusterPlan, Phase } from './plan-types.ts';
+import { isDisruptive, type Step } from './steps.ts';
+import type { Topology } from './topology.ts';
+
+export interface ClusterPlanOptions extends PlanOptions {
+  /** Most slots one migrate step moves (bounds the duration of a pass). */
+  readonly maxSlotsPerStep?: number;
+}
+
+export function planCluster(desired: DesiredCluster, observed: Topology, now: number, options: ClusterPlanOptions = {}): ClusterPlan {
+  const ctx = toPlanContext(desired, observed, now, options);
+  for (const u of observed.unreachable) {
+    const pod = desired.pods.find((p) => p.name === u.pod);
+    if (!pod?.removing) ctx.problems.push({ code: 'NodeUnreachable', message: `${u.pod} (${u.address.ip}:${u.address.port}) does not answer: ${u.reason}` });
+  }
+  const removal = planRemoval(ctx);
+  const result = (phase: Phase, steps: Step[], message: string, extra: Partial<ClusterPlan> = {}): ClusterPlan => {
+    if (steps.filter(isDisruptive).length > 1) throw new Error(`plan holds ${steps.filter(isDisruptive).length} disruptive steps`);
+    const converged = steps.length === 0 && ctx.problems.length === 0 && phase === 'ready';
+    return {
+      steps, problems: ctx.problems, removable: removal.removable, converged,
+      progress: { phase, message },
+      requeueAfterMs: converged ? 0 : steps.length > 0 ? 0 : 2_000,
+      ...extra,
+    };
+  };
+  if (observed.views.length === 0) return result('waiting', [], 'no Redis pod answers');
+
+  // 1: a fresh cluster is bootstrapped in one pass
+  if (isFresh(ctx)) {
+    const steps = planBootstrap(ctx);
+    if (steps === 'wait') return result('waiting', [], 'waiting for every pod to answer before bootstrapping');
+    if (steps.length > 0) return result('bootstrapping', steps, 'bootstrapping the cluster');
+  }
+  // 2: interrupted migrations come before anything else
+  const resume = planResume(ctx);
+  if (resume.length > 0) return result('resuming', resume, `finishing ${ctx.state.openSlots.length} interrupted slot move(s)`);
+  // 3: membership: join strangers and moved nodes, forget ghosts
+  const membership = [...planMeet(ctx), ...planForgetGhosts(ctx)];
+  if (membership.length > 0) return result('joining', membership, 'updating cluster membership');
+  // 4: failed masters
+  const failures = planFailures(ctx);
+  if (failures === 'wait') return result('waiting', [], 'a master that owns slots is down', { requeueAfterMs: 2_000 });
+  if (failures.length > 0) return result('healing', failures, 'promoting a replica of a failed master');
+  // 5: uncovered slots (only when nothing can be lost)
+  const coverage = planCoverage(ctx);
+  if (coverage.length > 0) return result('healing', coverage, 'assigning uncovered slots');
+  // 6: replicas that can attach without disruption
+  const replicas = planReplicas(ctx);
+  if (replicas.steps.length > 0) return result('replicating', replicas.steps, `attaching ${replicas.steps.length} replica(s)`);
+  // 7: rebalance and drain need views that agree and every member healthy
+  if (!ctx.state.consistent || ctx.state.members.some((v) => v.info.state !== 'ok')) {
+    return result('waiting', [], 'waiting for the nodes to agree on the slot layout', { requeueAfterMs: 1_000 });
+  }
+  const rebalance = planRebalance(ctx, options.maxSlotsPerStep);
+  if (rebalance.step) {
+    const inStep = rebalance.step.kind === 'migrate' ? rebalance.step.moves.reduce((n, m) => n + m.slots.length, 0) : 0;
+    return result(ctx.drain.size > 0 ? 'removing' : 'migrating', [rebalance.step], `migrating slots: ${rebalance.slotsToMove} to move`, {
+      progress: { phase: ctx.drain.size > 0 ? 'removing' : 'migrating', message: `migrating slots: ${rebalance.slotsToMove} to move`, slotsInStep: inStep, slotsToMove: rebalance.slotsToMove },
+    });
+  }
+  // 8: forget and reset removed nodes
+  if (removal.steps.length > 0) return result('removing', removal.steps, `removing ${removal.steps.length} node(s) from the cluster`);
+  // 9: one replica moved away from its master's node or zone
+  if (replicas.disruptive) return result('replicating', [replicas.disruptive], 'moving a replica away from its master');
+  return result('ready', [], ctx.problems.length > 0 ? ctx.problems.map((p) => p.message).join('; ') : 'cluster is ready');
+}
+
+export type { PlanContext };

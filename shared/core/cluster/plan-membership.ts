@@ -1,0 +1,56 @@
+// Who belongs: MEET pods the cluster does not know (new pods, a node back on a new IP), and
+// FORGET ids that will not return (failed, no slots, nobody replicating them, and either their
+// address now answers with another id, or no pod has their address and they stayed silent).
+import { refOf } from './cluster-state.ts';
+import type { PlanContext } from './plan-context.ts';
+import type { Step } from './steps.ts';
+import { addressKey, myselfOf } from './topology.ts';
+
+export function planMeet(ctx: PlanContext): Step[] {
+  const { state } = ctx;
+  const anchor = state.anchor;
+  if (!anchor) return [];
+  const steps: Step[] = [];
+  for (const stranger of state.strangers) {
+    const pod = ctx.desired.pods.find((p) => p.name === stranger.pod);
+    if (!pod || pod.removing || stranger === anchor) continue;
+    // A MEET already under way shows as a handshake entry for the address.
+    if (anchor.entries.some((e) => e.handshake && e.address && addressKey(e.address) === addressKey(stranger.address))) continue;
+    const claimed = myselfOf(stranger).slots.length > 0;
+    const conflict = claimed && myselfOf(stranger).slots.some((r) => {
+      for (let s = r.start; s <= r.end; s++) if (state.owner[s] !== null && state.owner[s] !== stranger.id) return true;
+      return false;
+    });
+    if (conflict) {
+      ctx.problems.push({ code: 'ConflictingStranger', message: `${stranger.pod} is outside the cluster and claims slots the cluster owns; not joining it` });
+      continue;
+    }
+    steps.push({ kind: 'meet', from: refOf(anchor), to: stranger.address, reason: `${stranger.pod} is not part of the cluster` });
+  }
+  const seen = new Set<string>();
+  for (const stale of state.staleAddresses) {
+    if (seen.has(stale.id)) continue;
+    seen.add(stale.id);
+    const from = state.members.find((v) => v.id === stale.by) ?? anchor;
+    steps.push({ kind: 'meet', from: refOf(from), to: stale.address, reason: `node ${stale.id.slice(0, 8)} moved from ${stale.seenAs.ip} to ${stale.address.ip}` });
+  }
+  return steps;
+}
+
+export function planForgetGhosts(ctx: PlanContext): Step[] {
+  const { state, options } = ctx;
+  const liveAddresses = new Map(ctx.topology.views.map((v) => [addressKey(v.address), v.id]));
+  const podAddresses = new Set(ctx.desired.pods.filter((p) => !p.removing).map((p) => addressKey(p.address)));
+  const steps: Step[] = [];
+  for (const node of state.nodes.values()) {
+    if (node.view || node.slots.length > 0 || node.pod?.removing) continue;
+    if (state.members.some((v) => myselfOf(v).masterId === node.id)) continue;
+    const key = node.address ? addressKey(node.address) : '';
+    const replaced = liveAddresses.has(key) && liveAddresses.get(key) !== node.id;
+    const orphan = !podAddresses.has(key) && node.failed && node.silentForMs > options.ghostGraceMs;
+    if (!replaced && !orphan) continue;
+    const on = state.members.filter((v) => v.id !== node.id).map((v) => refOf(v));
+    if (on.length > 0) steps.push({ kind: 'forget', id: node.id, on, reason: replaced ? 'its address now belongs to another node' : 'failed, owns nothing, and no pod carries it' });
+  }
+  return steps;
+}

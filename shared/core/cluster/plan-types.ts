@@ -1,0 +1,45 @@
+// What planCluster returns: the steps of this pass, what is wrong that steps cannot fix
+// (reported in status), progress for status, and which removed pods may now be deleted.
+import type { Step } from './steps.ts';
+
+export type ProblemCode =
+  | 'NodeUnreachable'      // a pod of the cluster does not answer
+  | 'ShardDown'            // a master with slots failed; Redis should fail over by itself
+  | 'ShardLost'            // a master with slots failed and no replica can take over
+  | 'SlotsUncovered'       // slots nobody serves and that cannot be assigned without data loss
+  | 'OpenSlotBlocked'      // an interrupted migration whose other end is not reachable
+  | 'StrandedKeys'         // keys of a slot on a node that neither owns nor migrates it
+  | 'ConflictingStranger'  // a node outside the cluster claims slots the cluster owns
+  | 'PlacementRelaxed'     // a replica shares a zone with its master (not enough zones)
+  | 'PlacementViolated'    // a replica could not be placed away from its master's node
+  | 'NotEnoughPods';       // fewer usable pods than masters * (1 + replicas)
+
+export interface Problem {
+  readonly code: ProblemCode;
+  readonly message: string;
+  /** Slots affected, when the problem is about slots. */
+  readonly slots?: number;
+}
+
+export type Phase = 'waiting' | 'bootstrapping' | 'joining' | 'resuming' | 'healing' | 'replicating' | 'migrating' | 'removing' | 'ready';
+
+export interface Progress {
+  readonly phase: Phase;
+  /** For status conditions, e.g. "migrating slots: 5461 to move". */
+  readonly message: string;
+  /** Slots this plan's migrate step moves, and slots still off balance overall. */
+  readonly slotsInStep?: number;
+  readonly slotsToMove?: number;
+}
+
+export interface ClusterPlan {
+  readonly steps: readonly Step[];
+  readonly problems: readonly Problem[];
+  readonly progress: Progress;
+  /** Pods marked removing that the cluster has forgotten: safe to delete. */
+  readonly removable: readonly string[];
+  /** Nothing to do and nothing wrong. */
+  readonly converged: boolean;
+  /** When to look again if nothing happens (0 when converged and healthy). */
+  readonly requeueAfterMs: number;
+}

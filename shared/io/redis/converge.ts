@@ -1,0 +1,32 @@
+// Passes of observe -> plan -> apply until the plan converges, for tools, tests and benchmarks
+// (the reconciler runs one pass per queue job instead). Bounded by passes and a deadline.
+import type { DesiredCluster } from '../../core/cluster/desired.ts';
+import { planCluster, type ClusterPlanOptions } from '../../core/cluster/plan-cluster.ts';
+import type { ClusterPlan } from '../../core/cluster/plan-types.ts';
+import { applyStep, type ApplyOptions } from './apply.ts';
+import type { NodePool } from './connection.ts';
+import { observe } from './observe.ts';
+
+export interface ConvergeOptions extends ApplyOptions {
+  readonly plan?: ClusterPlanOptions;
+  readonly maxPasses?: number;
+  readonly deadlineMs?: number;
+  /** Stop when this holds for a plan (default: converged). */
+  readonly until?: (plan: ClusterPlan) => boolean;
+  readonly onPlan?: (plan: ClusterPlan) => void;
+}
+
+export async function converge(pool: NodePool, desired: DesiredCluster, options: ConvergeOptions = {}): Promise<ClusterPlan> {
+  const deadline = Date.now() + (options.deadlineMs ?? 120_000);
+  const until = options.until ?? ((p: ClusterPlan) => p.converged);
+  let last: ClusterPlan | undefined;
+  for (let pass = 0; pass < (options.maxPasses ?? 500) && Date.now() < deadline; pass++) {
+    const topology = await observe(desired.pods, pool);
+    last = planCluster(desired, topology, Date.now(), options.plan);
+    options.onPlan?.(last);
+    if (until(last)) return last;
+    for (const step of last.steps) await applyStep(pool, step, options);
+    if (last.steps.length === 0) await new Promise((r) => setTimeout(r, Math.min(last?.requeueAfterMs || 200, 500)));
+  }
+  throw new Error(`cluster did not converge: ${last ? `${last.progress.phase}: ${last.progress.message}; ${last.problems.map((p) => p.code).join(',')}` : 'no plan'}`);
+}

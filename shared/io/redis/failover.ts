@@ -1,0 +1,18 @@
+// CLUSTER FAILOVER on a replica, then wait until it reports itself master. DEFAULT for planned
+// restarts (the master stops writes until the replica caught up: no write is lost), FORCE when
+// the master is gone, TAKEOVER when no majority of masters can vote.
+import { FailoverTimeoutError } from '../../core/cluster/errors.ts';
+import type { NodeRef } from '../../core/cluster/steps.ts';
+import { command, nodeName, type NodePool } from './connection.ts';
+
+export async function failover(pool: NodePool, replica: NodeRef, mode: 'default' | 'force' | 'takeover', timeoutMs = 20_000): Promise<void> {
+  const args = mode === 'default' ? ['CLUSTER', 'FAILOVER'] : ['CLUSTER', 'FAILOVER', mode.toUpperCase()];
+  await command(pool, replica.address, `CLUSTER FAILOVER ${mode}`, args);
+  const deadline = Date.now() + timeoutMs;
+  for (let attempt = 0; attempt < 10_000 && Date.now() < deadline; attempt++) {
+    const role = await command<unknown[]>(pool, replica.address, 'ROLE', ['ROLE']);
+    if (role[0] === 'master') return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new FailoverTimeoutError(nodeName(replica.address), timeoutMs);
+}

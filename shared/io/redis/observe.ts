@@ -1,0 +1,61 @@
+// observe(): asks every pod's Redis what it sees (CLUSTER NODES, CLUSTER INFO, INFO
+// replication, DBSIZE, cluster-node-timeout), then counts keys of open and uncovered slots on
+// the nodes that hold keys, so the planner can tell a safe rollback from a lossy one.
+import type { PodPlacement } from '../../core/cluster/desired.ts';
+import { parseClusterNodes } from '../../core/cluster/parse-cluster-nodes.ts';
+import { parseClusterInfo, parseReplicationInfo } from '../../core/cluster/parse-info.ts';
+import { SLOT_COUNT } from '../../core/cluster/slots.ts';
+import type { NodeView, Topology, UnreachablePod } from '../../core/cluster/topology.ts';
+import { pipeline, type NodePool } from './connection.ts';
+
+type Clock = () => number;
+
+export async function observe(pods: readonly PodPlacement[], pool: NodePool, clock: Clock = Date.now): Promise<Topology> {
+  const unreachable: UnreachablePod[] = [];
+  const raw = await Promise.all(pods.map(async (pod) => {
+    try {
+      const replies = await pipeline(pool, pod.address, 'observe', [
+        ['CLUSTER', 'NODES'], ['CLUSTER', 'INFO'], ['INFO', 'replication'], ['DBSIZE'], ['CONFIG', 'GET', 'cluster-node-timeout'],
+      ]);
+      const failed = replies.find(([e]) => e);
+      if (failed?.[0]) throw failed[0];
+      const [nodes, info, replication, keys, timeout] = replies.map(([, v]) => v);
+      const entries = parseClusterNodes(String(nodes));
+      const me = entries.find((e) => e.myself);
+      if (!me) throw new Error('CLUSTER NODES has no myself line');
+      const view: NodeView = {
+        pod: pod.name, address: pod.address, id: me.id, entries,
+        info: parseClusterInfo(String(info)), replication: parseReplicationInfo(String(replication)),
+        keys: Number(keys), nodeTimeoutMs: Number((timeout as string[] | undefined)?.[1] ?? 15000), keysInSlot: {},
+      };
+      return view;
+    } catch (error) {
+      unreachable.push({ pod: pod.name, address: pod.address, reason: error instanceof Error ? error.message : String(error) });
+      return undefined;
+    }
+  }));
+  const views = raw.filter((v): v is NodeView => v !== undefined);
+
+  // Slots worth counting keys of: open anywhere, or assigned to nobody.
+  const assigned = new Uint8Array(SLOT_COUNT);
+  const interesting = new Set<number>();
+  for (const v of views) {
+    for (const e of v.entries) for (const r of e.slots) for (let s = r.start; s <= r.end; s++) assigned[s] = 1;
+    const me = v.entries.find((e) => e.myself);
+    for (const m of me?.migrating ?? []) interesting.add(m.slot);
+    for (const i of me?.importing ?? []) interesting.add(i.slot);
+  }
+  assigned.forEach((a, s) => { if (!a) interesting.add(s); });
+  const slots = [...interesting];
+  const counted = await Promise.all(views.map(async (v) => {
+    if (slots.length === 0) return v;
+    const keysInSlot: Record<number, number> = {};
+    if (v.keys === 0) { for (const s of slots) keysInSlot[s] = 0; return { ...v, keysInSlot }; }
+    try {
+      const replies = await pipeline(pool, v.address, 'count keys', slots.map((s) => ['CLUSTER', 'COUNTKEYSINSLOT', s]));
+      replies.forEach(([e, n], i) => { if (!e) keysInSlot[slots[i] as number] = Number(n); });
+    } catch { /* counts stay unknown: the planner treats unknown as "may hold keys" */ }
+    return { ...v, keysInSlot };
+  }));
+  return { views: counted, unreachable, observedAt: clock() };
+}
