@@ -19,28 +19,35 @@ const name = values.name;
 const started = Date.now();
 const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)}s`;
 
-switch (positionals[0]) {
-  case 'up': {
-    const nodes = Number(values.nodes);
-    if (!Number.isInteger(nodes) || nodes < 1 || nodes > 254) throw new Error(`--nodes must be a whole number in 1..254, not '${values.nodes}'`);
-    console.log(`local:up '${name}': starting`);
-    const env = await startEnvironment({ name, nodes, progress: (line) => console.log(`  [${elapsed()}] ${line}`) });
-    console.log(env.alreadyUp ? `'${name}' is already up` : `'${name}' is up after ${elapsed()}`);
-    console.log(formatStatus(environmentStatus(name)));
-    break;
+async function main(): Promise<void> {
+  switch (positionals[0]) {
+    case 'up': {
+      const nodes = Number(values.nodes);
+      if (!Number.isInteger(nodes) || nodes < 1 || nodes > 254) throw new Error(`--nodes must be a whole number in 1..254, not '${values.nodes}'`);
+      console.log(`local:up '${name}': starting`);
+      const env = await startEnvironment({ name, nodes, progress: (line) => console.log(`  [${elapsed()}] ${line}`) });
+      console.log(env.alreadyUp ? `'${name}' is already up` : `'${name}' is up after ${elapsed()}`);
+      console.log(formatStatus(environmentStatus(name)));
+      break;
+    }
+    case 'down': {
+      const result = await stopEnvironment(name, { purge: values.purge });
+      console.log(result.found ? `'${name}' is down (${result.stopped.length} processes stopped)` : `'${name}' was not running`);
+      break;
+    }
+    case 'status': {
+      const status = environmentStatus(name);
+      console.log(values.json ? JSON.stringify(status) : formatStatus(status));
+      process.exitCode = status.running ? 0 : 1;
+      break;
+    }
+    default:
+      console.error('usage: tsx infra/local/cli.ts up|down|status [--name N] [--nodes N] [--json] [--purge]');
+      process.exitCode = 2;
   }
-  case 'down': {
-    const result = await stopEnvironment(name, { purge: values.purge });
-    console.log(result.found ? `'${name}' is down (${result.stopped.length} processes stopped)` : `'${name}' was not running`);
-    break;
-  }
-  case 'status': {
-    const status = environmentStatus(name);
-    console.log(values.json ? JSON.stringify(status) : formatStatus(status));
-    process.exitCode = status.running ? 0 : 1;
-    break;
-  }
-  default:
-    console.error('usage: tsx infra/local/cli.ts up|down|status [--name N] [--nodes N] [--json] [--purge]');
-    process.exitCode = 2;
 }
+
+main().catch((error: unknown) => {
+  console.error(`local:${positionals[0]} failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
+});

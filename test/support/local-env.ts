@@ -70,6 +70,7 @@ async function open(): Promise<LocalEnvironment> {
   requireCommand('openssl');
   await stopOrphans();
   ownName = `test-${process.pid}`;
+  killOnExitOrSignal();
   const state = await startEnvironment({ name: ownName, owner: process.pid });
   return toLocal(state);
 }
@@ -131,10 +132,13 @@ function killOnExit(): void {
   if (process.env.KNREDIS_KEEP_ENV !== '1') rmSync(envDir(ownName), { recursive: true, force: true });
   ownName = undefined;
 }
-process.once('exit', killOnExit);
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-  process.once(signal, () => {
-    killOnExit();
-    process.exit(130);
-  });
+/** Installed once this process owns an environment: exit and fatal signals kill it. */
+function killOnExitOrSignal(): void {
+  process.once('exit', killOnExit);
+  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]] as const) {
+    process.once(signal, () => {
+      killOnExit();
+      process.exit(code);
+    });
+  }
 }
