@@ -1,0 +1,27 @@
+// Wiring of the built-in event source (clusters without Knative, and `npm run dev`):
+// watches RedisClusters and their labelled children and POSTs ApiServerSource-style
+// CloudEvents to K_SINK.
+import type { StartFunction } from '../function-context.ts';
+import { loadKubeConfig } from '../kube.ts';
+import { required } from '../start-config.ts';
+import { sinkSender } from './sink.ts';
+import { toCloudEvent } from './to-cloud-event.ts';
+import { watchedResources } from './watched.ts';
+import { watchResource } from './watch.ts';
+
+export const start: StartFunction = async ({ config, log }) => {
+  const sink = required(config.sink, 'K_SINK', 'event-source');
+  const kc = loadKubeConfig(config.kubeconfig);
+  const source = kc.getCurrentCluster()?.server ?? 'knredis-event-source';
+  const backoff = { baseMs: 200, maxMs: 30_000, jitter: 0.2 };
+  const send = sinkSender({ url: sink, backoff, maxAttempts: 10, timeoutMs: 10_000, log });
+  const watches = watchedResources(config.watchNamespace).map((resource) =>
+    watchResource(kc, resource, (object, verb) => void send(toCloudEvent(object, verb, source)), backoff, log));
+  log.info({ sink: new URL(sink).origin, resources: watches.length }, 'event source watching');
+  return {
+    async close() {
+      send.stop();
+      await Promise.all(watches.map((w) => w.stop()));
+    },
+  };
+};
