@@ -25,11 +25,10 @@ export function sinkSender(options: SinkOptions): Send & { stop(): void } {
   const send = async (event: CloudEvent<unknown>): Promise<boolean> => {
     const message = HTTP.binary(event);
     for (let attempt = 1; attempt <= maxAttempts && !stopped; attempt++) {
-      let status = 0;
       try {
         const res = await fetch(url, { method: 'POST', headers: message.headers as Record<string, string>, body: String(message.body), signal: AbortSignal.timeout(options.timeoutMs) });
         await res.arrayBuffer();
-        status = res.status;
+        const status = res.status;
         if (status < 300) return true;
         if (!retriable(status)) {
           log.warn({ status, type: event.type, subject: event.subject }, 'sink refused the event');
