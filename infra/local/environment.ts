@@ -42,10 +42,12 @@ export async function startEnvironment(options: StartOptions): Promise<Environme
   const reserved = await withAllocationLock(async () => {
     const existing = readState(name);
     if (existing && isLive(existing)) {
-      if (existing.phase === 'up') return { ...existing, alreadyUp: true };
-      throw new Error(`environment '${name}' is being started by pid ${existing.starter}`);
-    }
-    if (existing) {
+      const exited = Object.entries(existing.processes).filter(([, p]) => p && !isRunning(p.pid, p.match)).map(([c]) => c);
+      if (existing.phase === 'up' && exited.length === 0) return { ...existing, alreadyUp: true };
+      if (existing.phase === 'starting' && isRunning(existing.starter)) throw new Error(`environment '${name}' is being started by pid ${existing.starter}`);
+      progress(`'${name}' is broken (${exited.join(', ') || 'its start was interrupted'}): stopping it to start afresh`);
+      await stopEnvironment(name);
+    } else if (existing) {
       progress(`cleaning up a stale environment '${name}' (its processes are gone)`);
       await stopEnvironment(name);
     }
