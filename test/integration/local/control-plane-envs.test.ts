@@ -58,6 +58,15 @@ describe('infra/local environments', function () {
     b = restarted;
   });
 
+  it('restarts an environment when up finds one of its processes exited', async function () {
+    process.kill(a.processes['kube-scheduler']!.pid, 'SIGKILL');
+    const restarted = await startEnvironment({ name: a.name, nodes: 1, owner: process.pid });
+    expect(restarted.alreadyUp).to.equal(false);
+    expect(pids(a).filter((pid) => isRunning(pid, a.dir))).to.deep.equal([]);
+    expect(await versionOf(restarted)).to.match(/^v1\./);
+    a = restarted;
+  });
+
   it('stops every process of an environment and removes its state on down', async function () {
     const result = await stopEnvironment(a.name);
     expect(result.found).to.equal(true);
