@@ -153,10 +153,13 @@ export class ContainerRunner {
       proc?.signal('SIGCONT');
       setTimeout(() => proc?.signal('SIGKILL'), 2000).unref();
     };
-    const onStarted = (ok: boolean) => { if (ok) this.startLiveAndReady(target, onLiveness); this.ctx.onChange(); };
+    const onStarted = (ok: boolean) => {
+      if (ok) this.startLiveAndReady(target, onLiveness);
+      this.ctx.onChange();
+    };
     if (this.spec.startupProbe) {
-      this.startup = new Prober(this.spec.startupProbe, target, 'startup', onStarted);
-      this.startup.verdict = false;
+      // A startup probe that keeps failing kills the container, like a failed liveness probe.
+      this.startup = new Prober(this.spec.startupProbe, target, 'startup', onStarted, () => onLiveness(false));
       this.probers.push(this.startup);
       this.startup.start();
     } else {

@@ -20,7 +20,7 @@ export class Prober {
   private successes = 0;
   private failures = 0;
   private stopped = false;
-  /** Readiness starts false; liveness and startup start true (not failed yet). */
+  /** The current verdict (ready / alive / started). */
   verdict: boolean;
 
   constructor(
@@ -28,8 +28,11 @@ export class Prober {
     private readonly target: ProbeTarget,
     private readonly kind: 'readiness' | 'liveness' | 'startup',
     private readonly onChange: (verdict: boolean) => void,
+    /** Startup probes only: called once failureThreshold failures in a row were seen. */
+    private readonly onGiveUp?: () => void,
   ) {
-    this.verdict = kind !== 'readiness';
+    // Liveness starts healthy; readiness and startup start unproven.
+    this.verdict = kind === 'liveness';
   }
 
   start(): void {
@@ -49,20 +52,34 @@ export class Prober {
   private async tick(): Promise<void> {
     const ok = await runProbe(this.probe, this.target).catch(() => false);
     if (this.stopped) return;
-    if (ok) { this.successes++; this.failures = 0; } else { this.failures++; this.successes = 0; }
-    const successThreshold = this.kind === 'readiness' ? (this.probe.successThreshold ?? 1) : 1;
     const failureThreshold = this.probe.failureThreshold ?? 3;
-    let next = this.verdict;
-    if (ok && this.successes >= successThreshold) next = true;
-    if (!ok && this.failures >= failureThreshold) next = false;
+    const judged = judge({ successes: this.successes, failures: this.failures, verdict: this.verdict }, ok, this.kind, this.probe);
+    this.successes = judged.successes;
+    this.failures = judged.failures;
+    const next = judged.verdict;
     if (next !== this.verdict) {
       this.verdict = next;
       this.onChange(next);
     }
-    // A startup probe stops once it has succeeded; the others keep going.
+    // A startup probe stops once it has succeeded or given up; the others keep going.
     if (this.kind === 'startup' && this.verdict && ok) return;
+    if (this.kind === 'startup' && this.failures >= failureThreshold) return this.onGiveUp?.();
     this.schedule((this.probe.periodSeconds ?? 10) * 1000);
   }
+}
+
+export interface ProbeCounts { successes: number; failures: number; verdict: boolean }
+
+/** One probe result against the thresholds (pure): consecutive counts and the verdict. */
+export function judge(counts: ProbeCounts, ok: boolean, kind: 'readiness' | 'liveness' | 'startup', probe: V1Probe): ProbeCounts {
+  const successes = ok ? counts.successes + 1 : 0;
+  const failures = ok ? 0 : counts.failures + 1;
+  // Liveness and startup probes must have successThreshold 1 (the API server enforces it).
+  const successThreshold = kind === 'readiness' ? (probe.successThreshold ?? 1) : 1;
+  let verdict = counts.verdict;
+  if (ok && successes >= successThreshold) verdict = true;
+  if (!ok && failures >= (probe.failureThreshold ?? 3)) verdict = false;
+  return { successes, failures, verdict };
 }
 
 export async function runProbe(probe: V1Probe, target: ProbeTarget): Promise<boolean> {

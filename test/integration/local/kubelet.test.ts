@@ -103,6 +103,38 @@ describe('infra/local/kubelet', function () {
     expect(await withRedis(after.status?.podIP ?? '', (r) => r.ping())).to.equal('PONG');
   });
 
+  it('restarts a container whose liveness probe fails', async function () {
+    await core.createNamespacedPod({ namespace, body: { metadata: { name: 'unwell' }, spec: { containers: [{
+      name: 'redis', image: 'redis:7', livenessProbe: { exec: { command: ['sh', '-c', 'exit 1'] }, periodSeconds: 1, failureThreshold: 1 },
+    }] } } });
+    await waitFor(async () => ((await pod('unwell')).status?.containerStatuses?.[0]?.restartCount ?? 0) >= 2, { what: 'unwell restarted twice' });
+    await core.deleteNamespacedPod({ name: 'unwell', namespace, gracePeriodSeconds: 0 });
+  });
+
+  it('gives containers env from fields and Secrets, configMap and emptyDir volumes, and runs init containers first', async function () {
+    await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'conf' }, data: { 'redis.conf': 'maxmemory 12mb\nappendonly no\n' } } });
+    await core.createNamespacedSecret({ namespace, body: { metadata: { name: 'auth' }, stringData: { password: 'pa55-local' } } });
+    await core.createNamespacedPod({ namespace, body: { metadata: { name: 'configured' }, spec: {
+      volumes: [{ name: 'config', configMap: { name: 'conf' } }, { name: 'work', emptyDir: {} }],
+      initContainers: [{
+        name: 'prepare', image: 'redis:7', command: ['sh', '-c', 'cp /config/redis.conf /work/redis.conf && echo "requirepass $PASS" >> /work/redis.conf && echo "$NAME" > /work/name'],
+        env: [{ name: 'PASS', valueFrom: { secretKeyRef: { name: 'auth', key: 'password' } } }, { name: 'NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
+        volumeMounts: [{ name: 'config', mountPath: '/config' }, { name: 'work', mountPath: '/work' }],
+      }],
+      containers: [{ name: 'redis', image: 'redis:7', args: ['/work/redis.conf'], volumeMounts: [{ name: 'work', mountPath: '/work' }] }],
+    } } });
+    const ready = await readyPod('configured');
+    const redis = new Redis({ host: ready.status?.podIP ?? '', port: 6379, password: 'pa55-local', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    try {
+      await redis.connect();
+      expect(await redis.config('GET', 'maxmemory')).to.deep.equal(['maxmemory', String(12 * 1024 * 1024)]);
+    } finally {
+      redis.disconnect();
+    }
+    expect(ready.status?.initContainerStatuses?.[0]?.state?.terminated?.exitCode).to.equal(0);
+    await core.deleteNamespacedPod({ name: 'configured', namespace, gracePeriodSeconds: 0 });
+  });
+
   it('reports a frozen pod not Ready and Ready again once thawed', async function () {
     await readyPod('redis-1');
     await kubelet.freezePod(namespace, 'redis-1');
