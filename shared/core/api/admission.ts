@@ -60,8 +60,9 @@ export function admit(request: unknown): AdmissionResponse {
   try {
     verdict = check(request);
   } catch (error) {
-    if (!(error instanceof ConversionError || error instanceof MalformedReviewError)) throw error;
-    return { uid, allowed: false, status: { code: 400, reason: 'BadRequest', message: error.message } };
+    if (error instanceof ConversionError) return { uid, allowed: false, status: { code: 422, reason: 'Invalid', message: error.message } };
+    if (error instanceof MalformedReviewError) return { uid, allowed: false, status: { code: 400, reason: 'BadRequest', message: error.message } };
+    throw error;
   }
   const warnings = verdict.warnings.length > 0 ? { warnings: verdict.warnings } : {};
   if (verdict.denials.length === 0) return { uid, allowed: true, ...warnings };

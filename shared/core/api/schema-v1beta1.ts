@@ -174,12 +174,12 @@ export const rootSchemaV1beta1: JSONSchemaProps = {
   properties: {
     apiVersion: { type: 'string', description: 'APIVersion of this object: cache.redis.io/v1beta1.' },
     kind: { type: 'string', description: 'Kind of this object: RedisCluster.' },
-    metadata: { type: 'object' },
+    metadata: { type: 'object', properties: { name: { type: 'string', description: `Name of the RedisCluster, at most ${MAX_NAME_LENGTH} characters.` } } },
     spec: specSchemaV1beta1,
     status: statusSchemaV1beta1,
   },
   required: ['spec'],
   'x-kubernetes-validations': [
-    { rule: `self.metadata.name.size() <= ${MAX_NAME_LENGTH}`, message: `metadata.name must be at most ${MAX_NAME_LENGTH} characters: the names of pods, services and volumes are built from it` },
+    { rule: `self.metadata.name.size() <= ${MAX_NAME_LENGTH}`, message: `metadata.name must be at most ${MAX_NAME_LENGTH} characters: the names of pods, services and volumes are built from it`, fieldPath: '.metadata.name' },
   ],
 };
