@@ -18,6 +18,9 @@ const VALUE_CHECKS: Record<string, (v: string) => string | undefined> = {
 
 export function checkConfig(config: Record<string, string> | undefined, old: Record<string, string> | undefined, verdict: Verdict): void {
   for (const [key, value] of Object.entries(config ?? {})) {
+    // Ratchet: a value the object already had is not judged again (finalizer and label
+    // updates of an object stored before a check existed must still go through).
+    if (old?.[key] === value) continue;
     const complaint = VALUE_CHECKS[key.toLowerCase()]?.(value);
     if (complaint) verdict.denials.push(`spec.config[${key}]: ${JSON.stringify(value)} ${complaint}`);
   }

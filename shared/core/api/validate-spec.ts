@@ -25,7 +25,7 @@ export function validateV1beta1(obj: RedisCluster, old: RedisCluster | undefined
   const v = emptyVerdict();
   const spec = withDefaults(obj.spec ?? {});
   for (const key of [ANNOTATION_V1BETA1_SPEC, ANNOTATION_V1BETA1_STATUS]) {
-    if (obj.metadata?.annotations?.[key] !== undefined) v.denials.push(`metadata.annotations[${key}] is reserved for conversion from cache.redis.io/v1alpha1: remove it`);
+    if (obj.metadata?.annotations?.[key] !== undefined && old?.metadata?.annotations?.[key] === undefined) v.denials.push(`metadata.annotations[${key}] is reserved for conversion from cache.redis.io/v1alpha1: remove it`);
   }
   checkConfig(spec.config, old ? old.spec?.config ?? {} : undefined, v);
   if (old === undefined) {

@@ -4,13 +4,11 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ApiextensionsV1Api, AdmissionregistrationV1Api, KubernetesObjectApi } from '@kubernetes/client-node';
+import { KubernetesObjectApi } from '@kubernetes/client-node';
 import { makeWebhookCerts, type WebhookCerts } from '../../../infra/webhooks/certs.ts';
 import { startWebhookServer } from '../../../functions/webhooks/index.ts';
 import type { HttpsListening } from '../../../functions/webhooks/server.ts';
-import { CRD_NAME } from '../../../shared/core/api/group.ts';
-import { redisClusterCrd } from '../../../shared/core/api/crd.ts';
-import { validatingWebhookConfiguration } from '../../../shared/core/api/webhook-registration.ts';
+import { installRedisClusterApi, uninstallValidatingWebhook } from '../../../infra/webhooks/install.ts';
 import { createLogger } from '../../../shared/io/log.ts';
 import { localEnvironment, type LocalEnvironment } from '../../support/local-env.ts';
 import { freePort } from '../../support/redis-server.ts';
@@ -36,28 +34,18 @@ export async function installApi(configurationName: string): Promise<InstalledAp
     host: '127.0.0.1', port: await freePort(), maxBodyBytes: 16 * 1024 * 1024,
     tls: { cert: await readFile(certs.cert), key: await readFile(certs.key) },
   }, log);
-  const kc = env.kubeConfig();
-  const objects = KubernetesObjectApi.makeApiClient(kc);
-  const extensions = kc.makeApiClient(ApiextensionsV1Api);
-  const admission = kc.makeApiClient(AdmissionregistrationV1Api);
-  const target = { url: webhook.url, caBundle: certs.caBundle };
+  const objects = KubernetesObjectApi.makeApiClient(env.kubeConfig());
+  const kubectl = (args: string[], options?: { input?: string }) => env.kubectl(args, options);
   const namespaces: string[] = [];
   const stop = async () => {
     for (const ns of namespaces) await objects.delete({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }).catch(() => {});
-    await admission.deleteValidatingWebhookConfiguration({ name: configurationName }).catch(() => {});
+    await uninstallValidatingWebhook(kubectl, configurationName).catch(() => {});
     await webhook.close();
     await rm(dir, { recursive: true, force: true });
   };
   try {
-    // Applied with kubectl: client-node's typed serializer drops JSONSchemaProps' `enum`,
-    // `default` and `x-kubernetes-validations` (it expects its own property names). The CRD
-    // is cluster-wide and shared by the test files of this process: apply, not create.
-    await apply(env, redisClusterCrd(target));
-    await env.waitFor(async () => {
-      const crd = await extensions.readCustomResourceDefinition({ name: CRD_NAME });
-      return crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');
-    }, { what: `CRD ${CRD_NAME} Established` });
-    await apply(env, validatingWebhookConfiguration(target, configurationName));
+    // The CRD is cluster-wide and shared by the test files of this process: applied, not created.
+    await installRedisClusterApi(kubectl, { url: webhook.url, caBundle: certs.caBundle }, configurationName);
   } catch (error) {
     await stop();
     throw error;
@@ -70,8 +58,4 @@ export async function installApi(configurationName: string): Promise<InstalledAp
       return name;
     },
   };
-}
-
-async function apply(env: LocalEnvironment, obj: object): Promise<void> {
-  await env.kubectl(['apply', '--server-side', '--force-conflicts', '--field-manager', 'knredis-api-tests', '-f', '-'], { input: JSON.stringify(obj) });
 }

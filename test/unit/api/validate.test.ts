@@ -43,6 +43,11 @@ describe('api/validate-spec', () => {
     it(`allows ${what}`, () => expect(update(from, to, status).denials).to.deep.equal([]));
   }
 
+  it('does not judge again a config value the object already had (a finalizer update must pass)', () => {
+    expect(update({ config: { maxmemory: 'lots' } }, { config: { maxmemory: 'lots' } }).denials).to.deep.equal([]);
+    expect(update({ config: { maxmemory: 'lots' } }, { config: { maxmemory: 'more' } }).denials).to.have.length(1);
+  });
+
   it('refuses the conversion annotations on a v1beta1 object', () => {
     const verdict = validateV1beta1(aBeta({}, undefined, { [ANNOTATION_V1BETA1_SPEC]: '{}' }), undefined);
     expect(verdict.denials).to.deep.equal([`metadata.annotations[${ANNOTATION_V1BETA1_SPEC}] is reserved for conversion from cache.redis.io/v1alpha1: remove it`]);
