@@ -25,7 +25,7 @@ export async function startKubelet(settings: KubeletSettings, log: Logger): Prom
   const stateDir = resolve(settings.stateDir);
   mkdirSync(stateDir, { recursive: true });
   // 1: processes a kubelet killed without warning left behind.
-  const leftovers = killLeftovers(join(stateDir, 'pods'));
+  const leftovers = await killLeftovers(join(stateDir, 'pods'));
   if (leftovers.length > 0) log.warn({ pids: leftovers }, 'stopped processes left by an earlier kubelet');
   const binaries = { redisServer: which('redis-server'), redisCli: which('redis-cli') };
   const clients = kubeClients(settings.kubeconfig);

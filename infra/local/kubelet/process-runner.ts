@@ -45,7 +45,8 @@ export function startProcess(plan: ProcessPlan, logFile: string, pidFile: string
   const pid = child.pid ?? -1;
   if (pid > 0) {
     mkdirSync(dirname(pidFile), { recursive: true });
-    writeFileSync(pidFile, String(pid));
+    // The start time tells this process from a later one that got the same pid.
+    writeFileSync(pidFile, `${pid} ${startTimeOf(pid) ?? ''}`);
   }
   return {
     pid, startedAt: Date.now(), exited,
@@ -76,21 +77,32 @@ export function runToCompletion(plan: ProcessPlan, timeoutMs: number): Promise<{
   });
 }
 
-/** Stops the processes named by pid files under `dir` (left by a kubelet that did not stop cleanly). */
-export function killLeftovers(dir: string): number[] {
+/**
+ * Stops the processes named by pid files under `dir` (left by a kubelet that did not stop
+ * cleanly) and waits until they are gone, so their addresses and ports are free again.
+ */
+export async function killLeftovers(dir: string): Promise<number[]> {
   const killed: number[] = [];
   for (const file of findPidFiles(dir)) {
-    const pid = Number(readFileSync(file, 'utf8'));
+    const [pidText, started] = readFileSync(file, 'utf8').trim().split(' ');
     rmSync(file, { force: true });
-    if (!Number.isInteger(pid) || pid <= 1 || !isPodProcess(pid)) continue;
+    const pid = Number(pidText);
+    if (!Number.isInteger(pid) || pid <= 1 || !started || startTimeOf(pid) !== started) continue;
     try { process.kill(-pid, 'SIGKILL'); killed.push(pid); } catch { /* already gone */ }
   }
+  for (let i = 0; i < 100 && killed.some((pid) => startTimeOf(pid) !== undefined); i++) await new Promise((r) => setTimeout(r, 50));
   return killed;
 }
 
-/** Only a process started by a kubelet carries KNREDIS_POD_IP (a recycled pid does not). */
-function isPodProcess(pid: number): boolean {
-  try { return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').some((v) => v.startsWith('KNREDIS_POD_IP=')); } catch { return false; }
+/** Field 22 of /proc/<pid>/stat (start time in clock ticks since boot), undefined when gone or a zombie. */
+function startTimeOf(pid: number): string | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    return fields[0] === 'Z' ? undefined : fields[19];
+  } catch {
+    return undefined;
+  }
 }
 
 function findPidFiles(dir: string, depth = 0): string[] {
