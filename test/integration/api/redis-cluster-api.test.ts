@@ -171,6 +171,22 @@ describe('RedisCluster API on the API server', function () {
     expect(after.spec).to.deep.equal({ ...before.spec, masters: 4 });
   });
 
+  it('keeps v1beta1-only fields through a server-side apply as v1alpha1', async () => {
+    const alpha = (replicas: number) => `apiVersion: cache.redis.io/v1alpha1\nkind: RedisCluster\nmetadata: {name: ssa}\nspec: {replicas: ${replicas}, storageClass: local}\n`;
+    await kubectl(['apply', '--server-side', '-f', '-'], alpha(3));
+    await kubectl(['patch', BETA, 'ssa', '--type', 'merge', '-p', '{"spec":{"version":"7.2","exporter":{"enabled":true}}}']);
+    await kubectl(['apply', '--server-side', '-f', '-'], alpha(4));
+    expect((await getJson(BETA, 'ssa')).spec).to.deep.equal({
+      masters: 4, replicasPerMaster: 0, version: '7.2', exporter: { enabled: true }, storage: { className: 'local', size: '1Gi', reclaim: 'Retain' },
+    });
+  });
+
+  it('explains every field with kubectl explain', async () => {
+    const out = await kubectl(['explain', 'redisclusters.spec.storage.reclaim']);
+    expect(out).to.contain('What happens to the PVCs when the RedisCluster is deleted: Retain (default)');
+    expect(await kubectl(['explain', 'redisclusters.status.operation.progress'])).to.contain('migrating slots 1200/5461');
+  });
+
   it('shows the printer columns in kubectl get redisclusters, and takes the short name', async () => {
     await kubectl(['create', '-f', '-'], manifest('v1beta1', 'cols', { masters: 5, replicasPerMaster: 2 }));
     const out = await kubectl(['get', 'redisclusters', 'cols']);
