@@ -18,7 +18,7 @@ export default tseslint.config(
   {
     files: ['shared/core/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { paths: ioLibraries.map((name) => ({ name, message: 'shared/core is pure: do I/O in shared/io or a function.' })) }],
+      'no-restricted-imports': ['error', { paths: ioLibraries.map((name) => ({ name, message: 'shared/core is pure: do I/O in shared/io or a function.', allowTypeImports: true })) }],
       'no-restricted-globals': ['error', { name: 'process', message: 'shared/core is pure: configuration is passed in.' }],
     },
   },

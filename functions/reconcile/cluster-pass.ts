@@ -1,0 +1,84 @@
+// One pass of the Redis side: observe every pod's Redis, plan with the engine, apply this
+// plan's steps (at most one disruptive), then, on a converged cluster, live config and the
+// next rolling restart. Each pass starts from a fresh observation (STYLE: many short passes).
+import type { DefaultedSpec } from '../../shared/core/api/defaults.ts';
+import { planCluster } from '../../shared/core/cluster/plan-cluster.ts';
+import type { ClusterPlan } from '../../shared/core/cluster/plan-types.ts';
+import { isSafeToRestart } from '../../shared/core/cluster/restart-safety.ts';
+import { describeStep, type Step } from '../../shared/core/cluster/steps.ts';
+import { myselfOf, type Topology } from '../../shared/core/cluster/topology.ts';
+import { toDesiredCluster } from '../../shared/core/reconcile/desired-cluster.ts';
+import type { ObservedPod } from '../../shared/core/reconcile/observed.ts';
+import { planRollout, type RolloutDecision } from '../../shared/core/reconcile/rollout.ts';
+import { effectiveConfig, liveSettable } from '../../shared/core/resources/redis-conf.ts';
+import { podCount } from '../../shared/core/resources/statefulset.ts';
+import { applyStep } from '../../shared/io/redis/apply.ts';
+import type { NodePool } from '../../shared/io/redis/connection.ts';
+import { observe } from '../../shared/io/redis/observe.ts';
+import type { Logger } from '../../shared/io/log.ts';
+import type { Recorder } from './events.ts';
+import { applyLiveConfig } from './live-config.ts';
+
+export interface ClusterPassInput {
+  readonly spec: DefaultedSpec;
+  readonly pods: readonly ObservedPod[];
+  readonly updateRevision: string | undefined;
+  readonly pool: NodePool;
+  readonly log: Logger;
+  readonly events: Recorder;
+  readonly now: number;
+  /** Restarts a pod (deletes it; the StatefulSet recreates it from the new template). */
+  readonly restartPod: (name: string) => Promise<void>;
+  readonly maxSlotsPerStep: number;
+}
+
+export interface ClusterPassResult {
+  readonly plan: ClusterPlan;
+  readonly topology: Topology;
+  readonly applied: readonly Step[];
+  readonly rollout: RolloutDecision;
+}
+
+const reasonOf: Record<Step['kind'], string> = {
+  setConfigEpoch: 'Bootstrapping', addSlots: 'AssigningSlots', meet: 'JoiningNodes', replicate: 'AttachingReplica', migrate: 'MigratingSlots',
+  closeSlots: 'ClosingSlots', forget: 'ForgettingNode', reset: 'ResettingNode', failover: 'FailingOver',
+};
+
+export async function runClusterPass(input: ClusterPassInput): Promise<ClusterPassResult> {
+  const desired = toDesiredCluster(input.spec, input.pods);
+  // 1: observe and plan
+  const topology = await observe(desired.pods, input.pool);
+  const plan = planCluster(desired, topology, input.now, { maxSlotsPerStep: input.maxSlotsPerStep });
+  input.log.info({ phase: plan.progress.phase, steps: plan.steps.map((s) => s.kind), problems: plan.problems.map((p) => p.code), converged: plan.converged }, plan.progress.message);
+  // 2: apply this plan's steps, in order
+  const applied: Step[] = [];
+  for (const step of plan.steps) {
+    await applyStep(input.pool, step, { log: input.log, migrate: { batchKeys: 500 } });
+    applied.push(step);
+    if (step.kind !== 'setConfigEpoch' && step.kind !== 'meet') await input.events.normal(reasonOf[step.kind], describeStep(step));
+  }
+  const roleOf = (pod: string) => {
+    const view = topology.views.find((v) => v.pod === pod);
+    return view ? myselfOf(view).role === 'master' ? 'master' as const : 'replica' as const : undefined;
+  };
+  const converged = plan.converged && applied.length === 0;
+  // 3: live config on a settled cluster
+  if (converged) {
+    const changed = await applyLiveConfig(input.pool, desired.pods.map((p) => p.address), liveSettable(effectiveConfig(input.spec.config)));
+    if (changed.length > 0) await input.events.normal('ConfigApplied', `applied ${changed.join(', ')} with CONFIG SET on every node, no restart`);
+  }
+  // 4: the next rolling restart, one pod a pass
+  const rollout = planRollout({ pods: input.pods, updateRevision: input.updateRevision, expectedPods: podCount(input.spec), clusterConverged: converged, roleOf });
+  if (rollout.kind === 'restart') {
+    const safety = isSafeToRestart(rollout.pod, desired, topology, input.now);
+    if (!safety.safe && safety.failover) {
+      await applyStep(input.pool, safety.failover, { log: input.log });
+      await input.events.normal('FailingOver', `${describeStep(safety.failover)} before restarting it`);
+      applied.push(safety.failover);
+    } else {
+      await input.restartPod(rollout.pod);
+      await input.events.normal('RollingUpdate', `restarting ${rollout.pod} (${rollout.role}) with the new pod template; ${rollout.outdated - 1} more to go`);
+    }
+  }
+  return { plan, topology, applied, rollout };
+}

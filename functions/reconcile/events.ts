@@ -1,0 +1,38 @@
+// Kubernetes Events about a RedisCluster, aggregated like client-go's recorder: one Event
+// object per (reason, message), its count bumped on repeats. Messages come from steps and typed
+// errors, which never carry a password.
+import { hashOf } from '../../shared/core/resources/meta.ts';
+import type { RedisCluster } from '../../shared/core/api/v1beta1.ts';
+import type { KubeClient } from '../../shared/io/kube/kube-client.ts';
+import type { Logger } from '../../shared/io/log.ts';
+
+export interface Recorder {
+  normal(reason: string, message: string): Promise<void>;
+  warning(reason: string, message: string): Promise<void>;
+}
+
+export function recorder(kube: KubeClient, cluster: RedisCluster, log: Logger, clock: () => Date = () => new Date()): Recorder {
+  const { name = '', namespace = '', uid = '' } = cluster.metadata;
+  const emit = async (type: 'Normal' | 'Warning', reason: string, message: string) => {
+    const now = clock().toISOString();
+    const text = message.slice(0, 1024);
+    try {
+      await kube.event({
+        name: `${name}.${hashOf({ uid, type, reason, text })}`,
+        namespace,
+        body: {
+          involvedObject: { apiVersion: cluster.apiVersion, kind: cluster.kind, name, namespace, uid },
+          type, reason, message: text, count: 1, firstTimestamp: now, lastTimestamp: now,
+          source: { component: 'knredis' }, reportingComponent: 'knredis', reportingInstance: 'knredis',
+        },
+      });
+    } catch (error) {
+      // An Event is a courtesy; failing to record one never fails the reconcile.
+      log.warn({ err: (error as Error).message, reason }, 'could not record event');
+    }
+  };
+  return {
+    normal: (reason, message) => emit('Normal', reason, message),
+    warning: (reason, message) => emit('Warning', reason, message),
+  };
+}

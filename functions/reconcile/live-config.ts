@@ -1,0 +1,35 @@
+// redis.conf settings Redis can change live are applied with CONFIG SET on every node, with
+// no restart. Values are compared the way Redis normalizes them (memory units, yes/no), so a
+// converged node gets no command; the result lists the settings that really changed.
+import type { Address } from '../../shared/core/cluster/topology.ts';
+import { command, type NodePool } from '../../shared/io/redis/connection.ts';
+
+const units: Record<string, number> = { b: 1, k: 1000, kb: 1024, m: 1000 ** 2, mb: 1024 ** 2, g: 1000 ** 3, gb: 1024 ** 3 };
+
+/** Redis' own spelling of a value: `100mb` -> `104857600`, `YES` -> `yes`, spaces folded. */
+export function normalizeValue(value: string): string {
+  const v = value.trim().toLowerCase().replace(/\s+/g, ' ');
+  const memory = /^(\d+)(b|k|kb|m|mb|g|gb)$/.exec(v);
+  if (memory) return String(Number(memory[1]) * (units[memory[2] ?? 'b'] ?? 1));
+  return v;
+}
+
+export async function applyLiveConfig(pool: NodePool, nodes: readonly Address[], wanted: Readonly<Record<string, string>>): Promise<string[]> {
+  const changed = new Set<string>();
+  const keys = Object.keys(wanted);
+  if (keys.length === 0) return [];
+  await Promise.all(nodes.map(async (address) => {
+    const current = await command<string[]>(pool, address, 'CONFIG GET', ['CONFIG', 'GET', ...keys]);
+    const have = new Map<string, string>();
+    for (let i = 0; i + 1 < current.length; i += 2) have.set(String(current[i]), String(current[i + 1]));
+    const set: string[] = [];
+    for (const key of keys) {
+      const value = wanted[key] as string;
+      if (have.has(key) && normalizeValue(have.get(key) as string) !== normalizeValue(value)) set.push(key, value);
+    }
+    if (set.length === 0) return;
+    await command(pool, address, 'CONFIG SET', ['CONFIG', 'SET', ...set]);
+    for (let i = 0; i < set.length; i += 2) changed.add(set[i] as string);
+  }));
+  return [...changed].sort();
+}

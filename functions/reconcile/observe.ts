@@ -1,0 +1,80 @@
+// Observe: everything one pass needs from Kubernetes, as plain data. Reads only; the pods,
+// nodes and children of one RedisCluster, and the auth password (kept out of the result's
+// printable parts: it travels only to the Redis connection).
+import type { V1ConfigMap, V1Node, V1Pod, V1PodDisruptionBudget, V1Secret, V1Service, V1StatefulSet } from '@kubernetes/client-node';
+import { podSelector } from '../../shared/core/api/group.ts';
+import type { RedisCluster } from '../../shared/core/api/v1beta1.ts';
+import type { Observed, ObservedPod } from '../../shared/core/reconcile/observed.ts';
+import { childNames, ordinalOf, PASSWORD_KEY } from '../../shared/core/resources/names.ts';
+import type { KubeClient } from '../../shared/io/kube/kube-client.ts';
+
+export interface AuthRef {
+  readonly name: string;
+  readonly key: string;
+  /** The user named a Secret (never generated or deleted by the operator). */
+  readonly external: boolean;
+}
+
+export function authRefOf(cluster: RedisCluster): AuthRef {
+  const ref = cluster.spec.auth?.secretRef;
+  return ref ? { name: ref.name, key: ref.key ?? PASSWORD_KEY, external: true } : { name: childNames(cluster.metadata.name ?? '').generatedSecret, key: PASSWORD_KEY, external: false };
+}
+
+export async function observeChildren(kube: KubeClient, cluster: RedisCluster, now: number): Promise<Observed> {
+  const namespace = cluster.metadata.namespace ?? '';
+  const names = childNames(cluster.metadata.name ?? '');
+  const auth = authRefOf(cluster);
+  const [statefulSet, configMap, headlessService, clientService, podDisruptionBudget, secret, pods, nodes] = await Promise.all([
+    kube.read<V1StatefulSet>('apps/v1', 'StatefulSet', namespace, names.statefulSet),
+    kube.read<V1ConfigMap>('v1', 'ConfigMap', namespace, names.configMap),
+    kube.read<V1Service>('v1', 'Service', namespace, names.headlessService),
+    kube.read<V1Service>('v1', 'Service', namespace, names.clientService),
+    kube.read<V1PodDisruptionBudget>('policy/v1', 'PodDisruptionBudget', namespace, names.podDisruptionBudget),
+    kube.read<V1Secret>('v1', 'Secret', namespace, auth.name),
+    kube.listPods(namespace, podSelector(cluster.metadata.name ?? '')),
+    kube.listNodes(),
+  ]);
+  const nodeByName = new Map(nodes.map((n) => [n.metadata?.name ?? '', n]));
+  return {
+    children: { statefulSet, configMap, headlessService, clientService, podDisruptionBudget, secret },
+    pods: pods.flatMap((pod) => toObservedPod(pod, names.statefulSet, nodeByName, now)),
+  };
+}
+
+function toObservedPod(pod: V1Pod, statefulSet: string, nodes: Map<string, V1Node>, now: number): ObservedPod[] {
+  const name = pod.metadata?.name ?? '';
+  const ordinal = ordinalOf(statefulSet, name);
+  if (ordinal === undefined) return [];
+  const nodeName = pod.spec?.nodeName;
+  const node = nodeName ? nodes.get(nodeName) : undefined;
+  const zone = node?.metadata?.labels?.['topology.kubernetes.io/zone'];
+  const ip = pod.status?.podIP;
+  const revision = pod.metadata?.labels?.['controller-revision-hash'];
+  const lost = nodeName ? nodeLostSince(node, now) : undefined;
+  return [{
+    name, ordinal,
+    ...(ip ? { ip } : {}),
+    ...(nodeName ? { nodeName } : {}),
+    ...(zone ? { zone } : {}),
+    ...(pod.status?.phase ? { phase: pod.status.phase } : {}),
+    ...(revision ? { revision } : {}),
+    ...(lost !== undefined ? { nodeLostSince: lost } : {}),
+    ready: pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false,
+    terminating: !!pod.metadata?.deletionTimestamp,
+    restartCount: pod.status?.containerStatuses?.reduce((n, c) => n + (c.restartCount ?? 0), 0) ?? 0,
+  }];
+}
+
+/** Since when the node has not been Ready (a deleted node: now), or undefined when it is. */
+function nodeLostSince(node: V1Node | undefined, now: number): number | undefined {
+  if (!node) return now;
+  const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
+  if (ready?.status === 'True') return undefined;
+  const since = ready?.lastTransitionTime ? new Date(ready.lastTransitionTime).getTime() : now;
+  return Number.isFinite(since) ? since : now;
+}
+
+export function passwordOf(secret: V1Secret | undefined, key: string): string | undefined {
+  const stored = secret?.data?.[key];
+  return stored ? Buffer.from(stored, 'base64').toString('utf8') : undefined;
+}

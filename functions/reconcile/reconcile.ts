@@ -1,0 +1,122 @@
+// The reconciler: a key in, an outcome out. Level-based: every pass re-reads the world.
+//   1: load the RedisCluster (gone: done)      5: apply the children that differ
+//   2: deleting: finalize                      6: one pass of the Redis engine
+//   3: make sure the finalizer is on           7: scale-in completes; lost pods go
+//   4: paused: report and stop                 8: status, only when it changed
+import type { KubeConfig } from '@kubernetes/client-node';
+import { withDefaults } from '../../shared/core/api/defaults.ts';
+import type { RedisCluster, RedisClusterStatus } from '../../shared/core/api/v1beta1.ts';
+import { done, requeueAfter, type Outcome } from '../../shared/core/outcome.ts';
+import { nextLostPodCheck, podsToForceDelete } from '../../shared/core/reconcile/lost-pods.ts';
+import { computeStatus } from '../../shared/core/reconcile/status.ts';
+import { stableJson } from '../../shared/core/resources/meta.ts';
+import { FINALIZER } from '../../shared/core/resources/names.ts';
+import { podCount } from '../../shared/core/resources/statefulset.ts';
+import { fromKey } from '../../shared/core/resource-key.ts';
+import { KubeClient, type RequestCounter } from '../../shared/io/kube/kube-client.ts';
+import { NodePool } from '../../shared/io/redis/connection.ts';
+import type { Logger } from '../../shared/io/log.ts';
+import type { Reconcile, ReconcileContext } from './worker.ts';
+import { applyChildren } from './children.ts';
+import { runClusterPass, type ClusterPassResult } from './cluster-pass.ts';
+import { recorder } from './events.ts';
+import { finalize } from './finalize.ts';
+import { authRefOf, observeChildren, passwordOf } from './observe.ts';
+import { statefulSetReplicas } from './scale.ts';
+
+export interface ReconcilerDeps {
+  readonly kubeConfig: KubeConfig;
+  readonly log: Logger;
+  readonly counter?: RequestCounter;
+  readonly clock?: () => number;
+  /** Most slots one pass migrates (bounds a pass's duration). */
+  readonly maxSlotsPerStep?: number;
+}
+
+export function createReconcile(deps: ReconcilerDeps): Reconcile {
+  const kube = new KubeClient(deps.kubeConfig, deps.counter);
+  const clock = deps.clock ?? Date.now;
+  return (key, context) => reconcileOnce(kube, key, context, clock, deps.maxSlotsPerStep ?? 2048);
+}
+
+async function reconcileOnce(kube: KubeClient, key: string, context: ReconcileContext, clock: () => number, maxSlotsPerStep: number): Promise<Outcome> {
+  const { namespace, name } = fromKey(key);
+  const log = context.log;
+  // 1: load the object; a deleted one needs nothing more
+  let cluster = await kube.getCluster(namespace, name);
+  if (!cluster) return done();
+  const events = recorder(kube, cluster, log);
+  // 2: deletion
+  if (cluster.metadata.deletionTimestamp) {
+    await finalize(kube, cluster, events, log);
+    return done();
+  }
+  // 3: the finalizer, before anything is created
+  const finalizers = (cluster.metadata.finalizers as string[] | undefined) ?? [];
+  if (!finalizers.includes(FINALIZER)) cluster = await kube.setFinalizers(cluster, [...finalizers, FINALIZER]);
+  const spec = withDefaults(cluster.spec);
+  const now = clock();
+  const observed = await observeChildren(kube, cluster, now);
+  const statusBase = { name, generation: cluster.metadata.generation ?? 0, previous: cluster.status, expectedPods: podCount(spec), pods: observed.pods, now: new Date(now).toISOString() };
+  // 4: paused: report, change nothing
+  if (spec.paused) {
+    await writeStatus(kube, cluster, computeStatus({ ...statusBase, topology: undefined, plan: undefined, paused: true }));
+    return done();
+  }
+  const auth = authRefOf(cluster);
+  if (auth.external && !passwordOf(observed.children.secret, auth.key)) {
+    const message = `Secret ${auth.name} with key ${auth.key} (spec.auth.secretRef) was not found`;
+    await events.warning('AuthSecretMissing', message);
+    await writeStatus(kube, cluster, computeStatus({ ...statusBase, topology: undefined, plan: undefined, paused: false, error: message }));
+    return requeueAfter(10_000);
+  }
+  // 5: children; the StatefulSet keeps nodes being drained until the engine lets them go
+  const replicas = statefulSetReplicas(spec, observed, undefined);
+  await applyChildren(kube, cluster, observed, auth, replicas);
+  const password = passwordOf(observed.children.secret, auth.key);
+  if (!password) return requeueAfter(1_000); // the generated Secret was just created
+  // 6: one pass of the Redis engine
+  const pool = new NodePool({ auth: { password }, commandTimeoutMs: 60_000 });
+  let pass: ClusterPassResult;
+  try {
+    pass = await runClusterPass({
+      spec, pods: observed.pods, updateRevision: updateRevisionOf(observed.children.statefulSet), pool, log, events, now, maxSlotsPerStep,
+      restartPod: (pod) => kube.delete({ apiVersion: 'v1', kind: 'Pod', metadata: { name: pod, namespace } }),
+    });
+  } catch (error) {
+    await events.warning('ReconcileFailed', (error as Error).message);
+    throw error;
+  } finally {
+    await pool.close();
+  }
+  // 7: finished scale-in shrinks the StatefulSet; pods stuck on a lost node are let go
+  const shrunk = statefulSetReplicas(spec, observed, pass.plan.removable);
+  if (shrunk !== replicas) {
+    await applyChildren(kube, cluster, observed, auth, shrunk);
+    await events.normal('ScaledIn', `removed ${replicas - shrunk} drained node(s) from the StatefulSet`);
+  }
+  for (const pod of podsToForceDelete(observed.pods, now)) {
+    await kube.delete({ apiVersion: 'v1', kind: 'Pod', metadata: { name: pod, namespace } }, { gracePeriodSeconds: 0 });
+    await events.warning('NodeLost', `deleted ${pod}: its node stopped answering; the StatefulSet recreates it elsewhere with its volume`);
+  }
+  // 8: status
+  const rolling = pass.rollout.kind === 'restart' || pass.rollout.kind === 'wait';
+  const activity = rolling && pass.plan.converged
+    ? { type: 'RollingUpdate' as const, message: `rolling update: ${pass.rollout.kind === 'none' ? 0 : pass.rollout.outdated} pod(s) to restart${pass.rollout.kind === 'wait' ? `, ${pass.rollout.reason}` : ''}` }
+    : observed.pods.length < podCount(spec) || observed.pods.some((p) => !p.ready) ? { type: cluster.status?.phase === 'Running' ? 'Heal' as const : 'Create' as const, message: `${observed.pods.filter((p) => p.ready).length}/${podCount(spec)} pods ready` } : undefined;
+  const status = computeStatus({ ...statusBase, topology: pass.topology, plan: pass.plan, paused: false, ...(activity ? { activity } : {}) });
+  await writeStatus(kube, cluster, status);
+  if (status.conditions?.find((c) => c.type === 'Ready')?.status === 'True' && !rolling) return done();
+  const lost = nextLostPodCheck(observed.pods, now);
+  return requeueAfter(Math.min(pass.applied.length > 0 ? 200 : pass.plan.requeueAfterMs || 2_000, lost ?? Infinity));
+}
+
+function updateRevisionOf(sts: { metadata?: { generation?: number }; status?: { observedGeneration?: number; updateRevision?: string } } | undefined): string | undefined {
+  if (!sts?.status || sts.status.observedGeneration !== sts.metadata?.generation) return undefined;
+  return sts.status.updateRevision;
+}
+
+async function writeStatus(kube: KubeClient, cluster: RedisCluster, status: RedisClusterStatus): Promise<void> {
+  if (stableJson(status) === stableJson(cluster.status ?? {})) return;
+  await kube.replaceStatus(cluster, status);
+}

@@ -1,0 +1,34 @@
+// What the reconciler observed in Kubernetes for one RedisCluster, as plain data: the input of
+// the pure planners here. functions/reconcile/observe.ts builds it.
+import type { V1ConfigMap, V1PodDisruptionBudget, V1Secret, V1Service, V1StatefulSet } from '@kubernetes/client-node';
+
+export interface ObservedPod {
+  readonly name: string;
+  readonly ordinal: number;
+  readonly ip?: string;
+  readonly nodeName?: string;
+  readonly zone?: string;
+  readonly phase?: string;
+  readonly ready: boolean;
+  readonly terminating: boolean;
+  /** The StatefulSet revision the pod was created from (label controller-revision-hash). */
+  readonly revision?: string;
+  /** The node the pod is on is NotReady (or gone), and since when (ms). */
+  readonly nodeLostSince?: number;
+  readonly restartCount: number;
+}
+
+export interface ObservedChildren {
+  readonly statefulSet?: V1StatefulSet;
+  readonly configMap?: V1ConfigMap;
+  readonly headlessService?: V1Service;
+  readonly clientService?: V1Service;
+  readonly podDisruptionBudget?: V1PodDisruptionBudget;
+  /** The auth Secret (referenced or generated); its data is never copied anywhere else. */
+  readonly secret?: V1Secret;
+}
+
+export interface Observed {
+  readonly children: ObservedChildren;
+  readonly pods: readonly ObservedPod[];
+}

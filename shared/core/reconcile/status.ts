@@ -1,0 +1,113 @@
+// The status a user reads: conditions Ready / Progressing / Degraded with reasons and messages,
+// the phase, shards with their nodes and slots, ready counts and the operation in flight.
+// Pure: from the spec, what was observed and what this pass decided. Transition times are kept
+// while a condition's status does not change, so an unchanged cluster writes no status.
+import type { Condition } from '../api/k8s-types.ts';
+import type { OperationType, Phase, RedisClusterStatus, ShardStatus } from '../api/v1beta1.ts';
+import { podSelector, SLOT_COUNT } from '../api/group.ts';
+import type { ClusterPlan } from '../cluster/plan-types.ts';
+import { myselfOf, type Topology } from '../cluster/topology.ts';
+import type { ObservedPod } from './observed.ts';
+
+export interface StatusInput {
+  readonly name: string;
+  readonly generation: number;
+  readonly previous: RedisClusterStatus | undefined;
+  readonly expectedPods: number;
+  readonly pods: readonly ObservedPod[];
+  readonly topology: Topology | undefined;
+  readonly plan: ClusterPlan | undefined;
+  /** What this pass is doing beyond the cluster plan (a rolling restart, waiting for pods). */
+  readonly activity?: { readonly type: OperationType; readonly message: string };
+  readonly paused: boolean;
+  /** A failure of this pass, for Degraded (already free of secrets). */
+  readonly error?: string;
+  readonly now: string;
+}
+
+export function computeStatus(input: StatusInput): RedisClusterStatus {
+  const shards = shardsOf(input.topology, input.pods);
+  const slotsCovered = shards.reduce((n, s) => n + (s.slots ?? []).reduce((m, r) => m + r.end - r.start + 1, 0), 0);
+  const readyNodes = input.pods.filter((p) => p.ready && !p.terminating).length;
+  const readyMasters = shards.filter((s) => s.master?.ready).length;
+  const readyReplicas = shards.reduce((n, s) => n + (s.replicas ?? []).filter((r) => r.ready).length, 0);
+  const operation = operationOf(input);
+  const problems = input.plan?.problems ?? [];
+  const converged = !!input.plan?.converged && !operation && readyNodes === input.expectedPods && slotsCovered === SLOT_COUNT;
+  const degraded = problems.filter((p) => p.code !== 'PlacementRelaxed');
+  const everReady = input.previous?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') || input.previous?.phase === 'Running';
+
+  const conditions: Condition[] = [
+    condition('Ready', converged, converged ? 'ClusterReady' : input.paused ? 'Paused' : operation ? 'OperationInProgress' : 'NotReady',
+      converged ? `all ${input.expectedPods} nodes ready, ${SLOT_COUNT} slots covered` : readinessMessage(input, readyNodes, slotsCovered)),
+    condition('Progressing', !!operation && !input.paused, operation ? operationReason(operation.type) : input.paused ? 'Paused' : 'Idle', operation?.progress ?? (input.paused ? 'reconciliation is paused (spec.paused)' : 'no operation in progress')),
+    condition('Degraded', degraded.length > 0 || !!input.error, degraded[0]?.code ?? (input.error ? 'ReconcileError' : 'AsExpected'),
+      [...degraded.map((p) => p.message), ...(input.error ? [input.error] : [])].join('; ') || 'no problem seen'),
+  ].map((c) => keepTransition(c, input.previous?.conditions, input.now, input.generation));
+
+  const phase: Phase = input.paused ? 'Paused' : converged ? 'Running' : degraded.length > 0 && everReady ? 'Degraded'
+    : !everReady ? 'Creating' : operation?.type === 'RollingUpdate' ? 'Updating' : operation && ['ScaleOut', 'ScaleIn', 'AddReplicas', 'RemoveReplicas'].includes(operation.type) ? 'Scaling' : 'Running';
+  const master = shards.find((s) => s.master?.pod)?.master?.pod;
+  return {
+    observedGeneration: input.generation, phase, conditions, shards, slotsCovered, readyMasters, readyReplicas, readyNodes,
+    selector: podSelector(input.name),
+    ...(operation ? { operation } : {}),
+    ...(master ? { masterPod: master } : {}),
+  };
+}
+
+function operationOf(input: StatusInput): RedisClusterStatus['operation'] {
+  const p = input.plan?.progress;
+  const fromPlan: { type: OperationType; message: string } | undefined = !p || p.phase === 'ready' ? undefined
+    : { type: p.phase === 'bootstrapping' || p.phase === 'waiting' && !input.previous?.shards?.length ? 'Create' : p.phase === 'migrating' ? 'ScaleOut' : p.phase === 'removing' ? 'ScaleIn' : p.phase === 'replicating' ? 'AddReplicas' : 'Heal', message: migrationMessage(input, p.message, p.slotsToMove) };
+  const current = input.activity ?? fromPlan;
+  if (!current) return undefined;
+  const previous = input.previous?.operation;
+  return { type: current.type, progress: current.message, startedAt: previous?.type === current.type && previous.startedAt ? previous.startedAt : input.now };
+}
+
+/** "migrating slots: 1200/5461": moved so far of the most seen to move in this operation. */
+function migrationMessage(input: StatusInput, message: string, toMove: number | undefined): string {
+  if (toMove === undefined) return message;
+  const last = /(\d+)\/(\d+)/.exec(input.previous?.operation?.progress ?? '');
+  const total = Math.max(toMove, Number(last?.[2] ?? 0));
+  return `migrating slots: ${total - toMove}/${total}`;
+}
+
+function operationReason(type: OperationType): string {
+  return { Create: 'Creating', ScaleOut: 'ScalingOut', ScaleIn: 'ScalingIn', AddReplicas: 'AddingReplicas', RemoveReplicas: 'RemovingReplicas', RollingUpdate: 'RollingUpdate', Failover: 'FailingOver', Heal: 'Healing' }[type];
+}
+
+function readinessMessage(input: StatusInput, readyNodes: number, slots: number): string {
+  if (input.paused) return 'reconciliation is paused (spec.paused)';
+  return `${readyNodes}/${input.expectedPods} nodes ready, ${slots}/${SLOT_COUNT} slots covered${input.plan ? `: ${input.plan.progress.message}` : ''}`;
+}
+
+function condition(type: string, status: boolean, reason: string, message: string): Condition {
+  return { type, status: status ? 'True' : 'False', reason, message: message.slice(0, 1000), lastTransitionTime: '' };
+}
+
+function keepTransition(c: Condition, previous: readonly Condition[] | undefined, now: string, generation: number): Condition {
+  const old = previous?.find((p) => p.type === c.type);
+  return { ...c, lastTransitionTime: old && old.status === c.status && old.lastTransitionTime ? old.lastTransitionTime : now, observedGeneration: generation };
+}
+
+/** Shards as the cluster reports them: each master that owns slots, with its replicas. */
+export function shardsOf(topology: Topology | undefined, pods: readonly ObservedPod[]): ShardStatus[] {
+  if (!topology || topology.views.length === 0) return [];
+  const ready = new Map(pods.map((p) => [p.name, p.ready]));
+  const views = topology.views;
+  const masters = views.filter((v) => myselfOf(v).role === 'master' && myselfOf(v).slots.length > 0)
+    .sort((a, b) => (myselfOf(a).slots[0]?.start ?? 0) - (myselfOf(b).slots[0]?.start ?? 0));
+  return masters.map((m, index) => {
+    const me = myselfOf(m);
+    const replicas = views.filter((v) => myselfOf(v).masterId === m.id);
+    const slots = me.slots.map((r) => ({ start: r.start, end: r.end }));
+    return {
+      index, name: `shard-${index}`,
+      master: { pod: m.pod, nodeId: m.id, ip: m.address.ip, ready: ready.get(m.pod) ?? false },
+      replicas: replicas.map((r) => ({ pod: r.pod, nodeId: r.id, ip: r.address.ip, ready: (ready.get(r.pod) ?? false) && !!r.replication.linkUp })),
+      slots,
+    };
+  });
+}

@@ -1,0 +1,46 @@
+// Names of the objects the operator creates for a RedisCluster. Every child is named from the
+// cluster's name, so a child can always be traced back to its owner, even without labels.
+export const CLIENT_PORT = 6379;
+export const BUS_PORT = 16379;
+export const REDIS_CONTAINER = 'redis';
+export const DATA_VOLUME = 'data';
+export const CONFIG_VOLUME = 'config';
+export const DATA_PATH = '/data';
+export const CONFIG_PATH = '/etc/redis';
+export const CONFIG_FILE = 'redis.conf';
+export const PASSWORD_KEY = 'password';
+/** The finalizer that lets the operator clean up before the RedisCluster goes. */
+export const FINALIZER = 'cache.redis.io/finalizer';
+/** The field manager of every server-side apply. */
+export const FIELD_MANAGER = 'knredis';
+
+export interface ChildNames {
+  /** The one StatefulSet; its pods are `<name>-<ordinal>`. */
+  readonly statefulSet: string;
+  readonly configMap: string;
+  /** The auth Secret the operator generates when spec.auth.secretRef is absent. */
+  readonly generatedSecret: string;
+  /** Headless: stable per-pod DNS names, and the StatefulSet's serviceName. */
+  readonly headlessService: string;
+  /** What clients connect to. */
+  readonly clientService: string;
+  readonly podDisruptionBudget: string;
+}
+
+export function childNames(cluster: string): ChildNames {
+  return {
+    statefulSet: cluster,
+    configMap: `${cluster}-config`,
+    generatedSecret: `${cluster}-auth`,
+    headlessService: `${cluster}-nodes`,
+    clientService: cluster,
+    podDisruptionBudget: cluster,
+  };
+}
+
+/** The ordinal of a StatefulSet pod from its name (`<sts>-<n>`), or undefined. */
+export function ordinalOf(statefulSet: string, pod: string): number | undefined {
+  if (!pod.startsWith(`${statefulSet}-`)) return undefined;
+  const rest = pod.slice(statefulSet.length + 1);
+  return /^\d+$/.test(rest) ? Number(rest) : undefined;
+}

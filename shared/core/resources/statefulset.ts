@@ -1,0 +1,117 @@
+// The StatefulSet of a cluster. Layout: ONE StatefulSet for all nodes, masters * (1 + replicas)
+// pods. Roles are not pinned to pods: Redis fails over by itself, so a per-role StatefulSet
+// would soon describe the wrong pods; the engine chooses masters and places each replica on
+// another Kubernetes node (and zone) than its master. Scale-in removes the highest ordinals
+// once the engine has drained and forgotten them. Updates are OnDelete: the operator restarts
+// pods one by one, replicas first, a master only after a planned failover.
+import type { V1StatefulSet } from '@kubernetes/client-node';
+import { LABEL_COMPONENT } from '../api/group.ts';
+import type { DefaultedSpec } from '../api/defaults.ts';
+import { defaultImage } from '../api/versions.ts';
+import { ANNOTATION_HASH, ANNOTATION_RESTART_HASH, childLabels, hashOf, ownerReference, selectorLabels, type OwnerCluster } from './meta.ts';
+import { BUS_PORT, CLIENT_PORT, CONFIG_FILE, CONFIG_PATH, CONFIG_VOLUME, DATA_PATH, DATA_VOLUME, REDIS_CONTAINER, childNames } from './names.ts';
+
+export interface StatefulSetInput {
+  readonly cluster: OwnerCluster;
+  readonly spec: DefaultedSpec;
+  /** Secret and key of the password. */
+  readonly auth: { readonly name: string; readonly key: string };
+  /** Hash of the restart-only redis.conf settings: a change rolls the pods. */
+  readonly restartConfigHash: string;
+  /** Pods wanted now (during scale-in, more than the spec until the engine lets them go). */
+  readonly replicas: number;
+}
+
+export function podCount(spec: DefaultedSpec): number {
+  return spec.masters * (1 + spec.replicasPerMaster);
+}
+
+export function imageOf(spec: DefaultedSpec): string {
+  return spec.image ?? defaultImage(spec.version);
+}
+
+export function desiredStatefulSet(input: StatefulSetInput): V1StatefulSet {
+  const { cluster, spec } = input;
+  const name = cluster.metadata.name;
+  const names = childNames(name);
+  const image = imageOf(spec);
+  const labels = childLabels(name, 'redis');
+  const restartHash = hashOf({ image, config: input.restartConfigHash, auth: input.auth });
+  const secretEnv = (envName: string) => ({ name: envName, valueFrom: { secretKeyRef: { name: input.auth.name, key: input.auth.key } } });
+  const sameCluster = { labelSelector: { matchLabels: selectorLabels(name) } };
+  const sts: V1StatefulSet = {
+    apiVersion: 'apps/v1',
+    kind: 'StatefulSet',
+    metadata: { name: names.statefulSet, namespace: cluster.metadata.namespace, labels, ownerReferences: [ownerReference(cluster)] },
+    spec: {
+      serviceName: names.headlessService,
+      replicas: input.replicas,
+      podManagementPolicy: 'Parallel',
+      updateStrategy: { type: 'OnDelete' },
+      selector: { matchLabels: selectorLabels(name) },
+      persistentVolumeClaimRetentionPolicy: {
+        whenDeleted: spec.storage.reclaim === 'Delete' ? 'Delete' : 'Retain',
+        // A removed node was drained and forgotten: its nodes.conf must not come back.
+        whenScaled: 'Delete',
+      },
+      template: {
+        metadata: { labels: { ...labels, [LABEL_COMPONENT]: 'redis' }, annotations: { [ANNOTATION_RESTART_HASH]: restartHash } },
+        spec: {
+          ...(spec.nodeSelector ? { nodeSelector: spec.nodeSelector } : {}),
+          ...(spec.tolerations ? { tolerations: spec.tolerations as never } : {}),
+          ...(spec.topologySpreadConstraints ? { topologySpreadConstraints: spec.topologySpreadConstraints as never } : {}),
+          affinity: (spec.affinity as never) ?? {
+            // Spread the nodes of one cluster; the engine still pairs replicas away from masters.
+            podAntiAffinity: {
+              preferredDuringSchedulingIgnoredDuringExecution: [
+                { weight: 100, podAffinityTerm: { ...sameCluster, topologyKey: 'kubernetes.io/hostname' } },
+                { weight: 50, podAffinityTerm: { ...sameCluster, topologyKey: 'topology.kubernetes.io/zone' } },
+              ],
+            },
+          },
+          terminationGracePeriodSeconds: 30,
+          containers: [{
+            name: REDIS_CONTAINER,
+            image,
+            ...(spec.imagePullPolicy ? { imagePullPolicy: spec.imagePullPolicy } : {}),
+            command: ['redis-server', `${CONFIG_PATH}/${CONFIG_FILE}`],
+            // Paths and addresses are arguments, not file content; the password comes from
+            // the environment (Redis hides its arguments from the process title).
+            args: ['--port', String(CLIENT_PORT), '--dir', DATA_PATH, '--cluster-config-file', `${DATA_PATH}/nodes.conf`,
+              '--cluster-announce-ip', '$(POD_IP)', '--requirepass', '$(REDIS_PASSWORD)', '--masterauth', '$(REDIS_PASSWORD)'],
+            env: [
+              { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
+              secretEnv('REDIS_PASSWORD'),
+              // redis-cli reads its password from here, so probes keep it off the command line.
+              secretEnv('REDISCLI_AUTH'),
+            ],
+            ports: [{ name: 'redis', containerPort: CLIENT_PORT }, { name: 'bus', containerPort: BUS_PORT }],
+            ...(spec.resources ? { resources: spec.resources as never } : {}),
+            readinessProbe: {
+              exec: { command: ['sh', '-c', `redis-cli -h "$POD_IP" -p ${CLIENT_PORT} ping | grep -q PONG`] },
+              periodSeconds: 2, timeoutSeconds: 2, failureThreshold: 2,
+            },
+            livenessProbe: { tcpSocket: { port: CLIENT_PORT as never }, initialDelaySeconds: 5, periodSeconds: 5, failureThreshold: 3 },
+            volumeMounts: [{ name: DATA_VOLUME, mountPath: DATA_PATH }, { name: CONFIG_VOLUME, mountPath: CONFIG_PATH }],
+          }],
+          volumes: [{ name: CONFIG_VOLUME, configMap: { name: names.configMap } }],
+        },
+      },
+      volumeClaimTemplates: [{
+        metadata: { name: DATA_VOLUME, labels: selectorLabels(name) },
+        spec: {
+          accessModes: ['ReadWriteOnce'],
+          ...(spec.storage.className ? { storageClassName: spec.storage.className } : {}),
+          resources: { requests: { storage: spec.storage.size ?? '1Gi' } },
+        },
+      }],
+    },
+  };
+  return withHash(sts);
+}
+
+/** Sets the desired-hash annotation from the object's content (hash computed without it). */
+export function withHash<T extends { metadata?: { name?: string; annotations?: Record<string, string> } }>(object: T): T {
+  const hash = hashOf(object);
+  return { ...object, metadata: { ...object.metadata, annotations: { ...object.metadata?.annotations, [ANNOTATION_HASH]: hash } } };
+}

@@ -1,0 +1,68 @@
+// Drives the real reconciler against the local environment the way the queue would: run,
+// honour requeueAfter, retry errors, until what a user would observe holds.
+import { CustomObjectsApi } from '@kubernetes/client-node';
+import { createReconcile } from '../../../functions/reconcile/reconcile.ts';
+import { GROUP, PLURAL, STORAGE_VERSION } from '../../../shared/core/api/group.ts';
+import type { RedisCluster } from '../../../shared/core/api/v1beta1.ts';
+import { WRITE_VERBS, type Verb } from '../../../shared/io/kube/kube-client.ts';
+import { createLogger } from '../../../shared/io/log.ts';
+import type { InstalledApi } from '../api/api-fixture.ts';
+
+export interface Driver {
+  readonly writes: { verb: Verb; resource: string }[];
+  /** Runs passes until `until` holds; throws with the last status when it does not in time. */
+  until(key: string, what: string, until: (rc: RedisCluster | undefined) => boolean, timeoutMs?: number): Promise<RedisCluster | undefined>;
+  once(key: string): Promise<void>;
+  get(namespace: string, name: string): Promise<RedisCluster | undefined>;
+}
+
+export function driver(api: InstalledApi): Driver {
+  const writes: { verb: Verb; resource: string }[] = [];
+  const log = createLogger({ level: process.env.KNREDIS_TEST_LOG ?? 'warn', name: 'reconcile-test' });
+  const reconcile = createReconcile({
+    kubeConfig: api.env.kubeConfig(), log, maxSlotsPerStep: 1024,
+    counter: { count: (verb, resource) => { if (WRITE_VERBS.has(verb)) writes.push({ verb, resource }); } },
+  });
+  const custom = api.env.kubeConfig().makeApiClient(CustomObjectsApi);
+  const get = async (namespace: string, name: string) => {
+    try {
+      return (await custom.getNamespacedCustomObject({ group: GROUP, version: STORAGE_VERSION, namespace, plural: PLURAL, name })) as RedisCluster;
+    } catch {
+      return undefined;
+    }
+  };
+  let runs = 0;
+  const once = async (key: string) => {
+    const outcome = await reconcile(key, { signal: new AbortController().signal, log, reconcileId: `t${++runs}`, failures: 0 });
+    return outcome;
+  };
+  return {
+    writes, get,
+    async once(key) { await once(key); },
+    async until(key, what, until, timeoutMs = 120_000) {
+      const [namespace = '', name = ''] = key.split('/');
+      const deadline = Date.now() + timeoutMs;
+      let lastError: unknown;
+      for (;;) {
+        const rc = await get(namespace, name);
+        if (until(rc)) return rc;
+        if (Date.now() > deadline) {
+          throw new Error(`timed out waiting for ${what}; status: ${JSON.stringify(rc?.status?.conditions?.map((c) => `${c.type}=${c.status} ${c.reason}: ${c.message}`))}; last error: ${(lastError as Error | undefined)?.message}`);
+        }
+        let wait = 300;
+        try {
+          const outcome = await once(key);
+          if (outcome.kind === 'requeueAfter') wait = Math.min(Math.max(outcome.ms, 50), 2_000);
+        } catch (error) {
+          lastError = error;
+          wait = 1_000;
+        }
+        await new Promise((r) => setTimeout(r, wait));
+      }
+    },
+  };
+}
+
+export function isReady(rc: RedisCluster | undefined): boolean {
+  return rc?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True' && c.observedGeneration === rc.metadata.generation) ?? false;
+}
