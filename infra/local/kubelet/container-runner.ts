@@ -66,6 +66,8 @@ export class ContainerRunner {
   }
 
   start(plan: ProcessPlan, mappings: readonly PathMapping[], podIP: string): void {
+    // The pod began terminating or its node failed while this start was being prepared.
+    if (this.halted) return;
     this.plan = plan;
     this.mappings = mappings;
     if (this.hasRun) this.restartCount++;

@@ -2,6 +2,9 @@
 // redis-server processes on their own addresses, with PVC data that outlives pods and nodes,
 // probes that follow the process, restarts, garbage collection and node failure.
 import { expect } from 'chai';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { AppsV1Api, CoreV1Api, type V1Pod, type V1StatefulSet } from '@kubernetes/client-node';
 import { KubeletControl } from '../../../infra/local/kubelet/control-client.ts';
@@ -133,6 +136,33 @@ describe('infra/local/kubelet', function () {
     }
     expect(ready.status?.initContainerStatuses?.[0]?.state?.terminated?.exitCode).to.equal(0);
     await core.deleteNamespacedPod({ name: 'configured', namespace, gracePeriodSeconds: 0 });
+  });
+
+  it('runs preStop, kills a process that ignores SIGTERM after the grace period, then deletes the pod', async function () {
+    const dir = await mkdtemp(join(tmpdir(), 'knredis-prestop-'));
+    try {
+      await core.createNamespacedPod({ namespace, body: { metadata: { name: 'stubborn' }, spec: {
+        terminationGracePeriodSeconds: 2,
+        volumes: [{ name: 'out', hostPath: { path: dir } }],
+        containers: [{
+          name: 'sh', image: 'busybox:1.36', command: ['sh', '-c', 'trap "" TERM; while true; do sleep 1; done'],
+          lifecycle: { preStop: { exec: { command: ['sh', '-c', 'echo "bye from $NAME" > /out/prestop'] } } },
+          env: [{ name: 'NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
+          volumeMounts: [{ name: 'out', mountPath: '/out' }],
+        }],
+      } } });
+      await readyPod('stubborn');
+      const pid = (await kubelet.pods()).find((p) => p.namespace === namespace && p.name === 'stubborn')?.containers[0]?.pid ?? 0;
+      expect(isAlive(pid)).to.equal(true);
+      await core.deleteNamespacedPod({ name: 'stubborn', namespace });
+      await waitFor(async () => {
+        try { await pod('stubborn'); return false; } catch { return true; }
+      }, { what: 'pod stubborn deleted' });
+      expect(isAlive(pid)).to.equal(false);
+      expect(await readFile(join(dir, 'prestop'), 'utf8')).to.equal('bye from stubborn\n');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('reports a frozen pod not Ready and Ready again once thawed', async function () {
