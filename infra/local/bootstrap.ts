@@ -1,6 +1,7 @@
 // What the environment holds once the API server answers: the default StorageClass `local`
 // (provisioned by the local kubelet), and the kubelet's nodes becoming Ready.
 import { CoreV1Api, KubeConfig, StorageV1Api, type V1Node } from '@kubernetes/client-node';
+import { tail } from './readiness.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -41,7 +42,7 @@ export async function waitForNodes(kc: KubeConfig, count: number, timeoutMs: num
   const deadline = Date.now() + timeoutMs;
   let seen: string;
   for (;;) {
-    if (!isAlive()) throw new Error(`the kubelet exited while starting; see ${log}`);
+    if (!isAlive()) throw new Error(`the kubelet exited while starting; see ${log}, which ends with:\n${tail(log)}`);
     try {
       const nodes = (await api.listNode()).items;
       const ready = nodes.filter(isReady).map((n) => n.metadata?.name ?? '');
@@ -50,7 +51,7 @@ export async function waitForNodes(kc: KubeConfig, count: number, timeoutMs: num
     } catch (error) {
       seen = (error as Error).message;
     }
-    if (Date.now() > deadline) throw new Error(`${count} nodes not Ready after ${timeoutMs / 1000}s (${seen}); see ${log}`);
+    if (Date.now() > deadline) throw new Error(`${count} nodes not Ready after ${timeoutMs / 1000}s (${seen}); see ${log}, which ends with:\n${tail(log)}`);
     await sleep(250);
   }
 }

@@ -106,9 +106,9 @@ async function boot(state: EnvState, nodes: number, progress: Progress): Promise
   const start = async (component: Component, [command, args]: [string, string[]], cwd?: string) => {
     const log = join(dir, 'logs', `${component}.log`);
     const pid = spawnDetached(command, args, log, process.env, cwd);
-    state.processes[component] = { pid, match: dir, log };
+    state.processes[component] = { pid, match: `${dir}/`, log };
     await writeState(state);
-    return { what: component, pid, match: dir, log };
+    return { what: component, pid, match: `${dir}/`, log };
   };
   const clientTls = { ca: certs.ca.cert, cert: certs.admin.cert, key: certs.admin.key };
   // 3: etcd, then the API server on it.
@@ -129,7 +129,7 @@ async function boot(state: EnvState, nodes: number, progress: Progress): Promise
   if (!withKubelet) progress(`no kubelet (${kubeletMain} is missing): control plane only, no nodes`);
   const kc = adminClient(state.kubeconfig);
   const [nodeNames] = await Promise.all([
-    kubelet ? waitForNodes(kc, nodes, 60_000, () => isRunning(kubelet.pid, dir), kubelet.log) : [],
+    kubelet ? waitForNodes(kc, nodes, 60_000, () => isRunning(kubelet.pid, kubelet.match), kubelet.log) : [],
     waitReady({ ...cm, url: `https://127.0.0.1:${ports.controllerManager}/healthz`, tls: {} }),
     waitReady({ ...scheduler, url: `https://127.0.0.1:${ports.scheduler}/healthz`, tls: {} }),
     ensureStorageClass(kc),

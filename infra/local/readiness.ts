@@ -39,7 +39,8 @@ export function get(url: string, tls: Probe['tls'] = {}, timeoutMs = 2000): Prom
   });
 }
 
-function tail(log: string, lines = 15): string {
+/** The last lines of a log file, indented, for error messages. */
+export function tail(log: string, lines = 15): string {
   try {
     return readFileSync(log, 'utf8').trimEnd().split('\n').slice(-lines).map((l) => `    ${l}`).join('\n');
   } catch {

@@ -31,13 +31,14 @@ function targets(state: EnvState, components: Component[]): Target[] {
   });
 }
 
-/** Everything of the environment that runs: its processes, their descendants, its pods. */
+/** Everything of the environment that runs: its processes, their descendants, its pods.
+ * `dir/` with the slash: env `dev1` must not take `dev10`'s processes for its own. */
 export function leftovers(state: EnvState): number[] {
   const roots = Object.values(state.processes).filter((p) => p && isRunning(p.pid, p.match)).map((p) => p!.pid);
   // Pods are found by their address, unless a live environment has the prefix now (after ours died).
   const prefixTaken = allStates().some((s) => s.name !== state.name && s.podIpPrefix === state.podIpPrefix && isLive(s));
   const pods = state.podIpPrefix && !prefixTaken ? processesMentioning(`${state.podIpPrefix}.`) : [];
-  return [...new Set([...withDescendants(roots), ...processesMentioning(state.dir), ...pods])].sort((a, b) => a - b);
+  return [...new Set([...withDescendants(roots), ...processesMentioning(`${state.dir}/`), ...pods])].sort((a, b) => a - b);
 }
 
 export async function stopEnvironment(name: string, options: StopOptions = {}): Promise<StopResult> {

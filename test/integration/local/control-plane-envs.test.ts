@@ -20,7 +20,8 @@ async function versionOf(state: EnvState): Promise<string | undefined> {
 
 describe('infra/local environments', function () {
   this.timeout(300_000);
-  const names = [`envs-a-${process.pid}`, `envs-b-${process.pid}`];
+  // One name a prefix of the other: stopping the first must not touch the second.
+  const names = [`envs-${process.pid}`, `envs-${process.pid}-b`];
   let a: Environment;
   let b: Environment;
 
@@ -62,7 +63,7 @@ describe('infra/local environments', function () {
     process.kill(a.processes['kube-scheduler']!.pid, 'SIGKILL');
     const restarted = await startEnvironment({ name: a.name, nodes: 1, owner: process.pid });
     expect(restarted.alreadyUp).to.equal(false);
-    expect(pids(a).filter((pid) => isRunning(pid, a.dir))).to.deep.equal([]);
+    expect(pids(a).filter((pid) => isRunning(pid, `${a.dir}/`))).to.deep.equal([]);
     expect(await versionOf(restarted)).to.match(/^v1\./);
     a = restarted;
   });
