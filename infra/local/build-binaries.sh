@@ -16,6 +16,15 @@ bins=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl)
 
 have_all() { for b in "${bins[@]}"; do [ -x "$bin/$b" ] || return 1; done; }
 if have_all; then echo "$bin"; exit 0; fi
+# One build at a time per version (local:up and npm test may both ask); the second waits and
+# then finds the binaries.
+mkdir -p "$root"
+exec 9>"$root/.build.lock"
+if ! flock -n 9; then
+  printf 'build-binaries: another build of %s is running; waiting for it\n' "$root" >&2
+  flock 9
+fi
+if have_all; then echo "$bin"; exit 0; fi
 build_started=$SECONDS
 
 command -v go >/dev/null || { echo "build-binaries: go is not on PATH (Go >= 1.26 is needed)" >&2; exit 1; }
