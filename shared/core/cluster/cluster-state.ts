@@ -44,7 +44,10 @@ export interface ClusterState {
 
 export function toClusterState(desired: DesiredCluster, topology: Topology, now: number): ClusterState {
   const views = topology.views;
-  const anchor = [...views].sort((a, b) => b.entries.length - a.entries.length || b.info.slotsAssigned - a.info.slotsAssigned || a.id.localeCompare(b.id))[0];
+  // The anchor is the best-connected pod that stays (a removed pod may still know everyone).
+  const removing = new Set(desired.pods.filter((p) => p.removing).map((p) => p.name));
+  const staying = views.filter((v) => !removing.has(v.pod));
+  const anchor = [...(staying.length > 0 ? staying : views)].sort((a, b) => b.entries.length - a.entries.length || b.info.slotsAssigned - a.info.slotsAssigned || a.id.localeCompare(b.id))[0];
   const known = new Set(anchor ? anchor.entries.filter((e) => !e.handshake).map((e) => e.id) : []);
   const clustered = anchor && anchor.entries.length > 1;
   const members = views.filter((v) => v === anchor || (clustered && known.has(v.id)));
@@ -62,12 +65,13 @@ export function toClusterState(desired: DesiredCluster, topology: Topology, now:
 
   // 2: do members agree (same owners, same node set)?
   let consistent = members.length > 0;
-  for (const view of members) {
+  for (const view of members.filter((v) => !removing.has(v.pod))) {
     const seen = new Array<string | null>(SLOT_COUNT).fill(null);
     for (const e of view.entries) for (const r of e.slots) for (let s = r.start; s <= r.end; s++) seen[s] = e.id;
     if (seen.some((id, s) => id !== owner[s])) consistent = false;
     const ids = new Set(view.entries.filter((e) => !e.handshake).map((e) => e.id));
     if (ids.size !== known.size || [...known].some((id) => !ids.has(id))) consistent = false;
+    if (myselfOf(view).migrating.length > 0 || myselfOf(view).importing.length > 0) consistent = false;
   }
 
   // 3: every id any member knows, merged with what reachable pods say about themselves

@@ -62,7 +62,10 @@ export function planCluster(desired: DesiredCluster, observed: Topology, now: nu
   // 6: replicas that can attach without disruption
   const replicas = planReplicas(ctx);
   if (replicas.steps.length > 0) return result('replicating', replicas.steps, `attaching ${replicas.steps.length} replica(s)`);
-  // 7: rebalance and drain need views that agree and every member healthy
+  // 7: rebalance and drain need every pod joined, views that agree and every member healthy
+  const outside = desired.pods.filter((p) => !p.removing && !ctx.state.members.some((v) => v.pod === p.name));
+  if (outside.length > 0) return result('joining', [], `waiting for ${outside.length} pod(s) to join the cluster`, { requeueAfterMs: 500 });
+  if (ctx.masters.length < desired.masters) ctx.problems.push({ code: 'NotEnoughPods', message: `${ctx.masters.length} of ${desired.masters} masters: no empty pod left to make a master` });
   if (!ctx.state.consistent || ctx.state.members.some((v) => v.info.state !== 'ok')) {
     return result('waiting', [], 'waiting for the nodes to agree on the slot layout', { requeueAfterMs: 1_000 });
   }

@@ -62,16 +62,31 @@ export async function migrateSlots(pool: NodePool, moves: readonly SlotMove[], m
 
 async function runMove(pool: NodePool, move: SlotMove, masters: readonly NodeRef[], options: MigrateOptions, tally: { movedSlots: number; movedKeys: number }, report: () => void): Promise<void> {
   const chunk = options.chunkSlots ?? 128;
+  // Telling the other masters is off the critical path: at most one chunk's worth in flight.
+  let informing: Promise<void> = Promise.resolve();
   for (let i = 0; i < move.slots.length; i += chunk) {
-    if (options.signal?.aborted) return;
+    if (options.signal?.aborted) break;
     const slots = move.slots.slice(i, i + chunk);
-    tally.movedKeys += await moveChunk(pool, move.source, move.target, slots, masters, options);
+    tally.movedKeys += await moveChunk(pool, move.source, move.target, slots, options);
+    await informing;
+    informing = informOthers(pool, move, slots, masters, options);
     tally.movedSlots += slots.length;
     report();
   }
+  await informing;
 }
 
-async function moveChunk(pool: NodePool, source: NodeRef, target: NodeRef, slots: readonly number[], masters: readonly NodeRef[], options: MigrateOptions): Promise<number> {
+/** Stage 6: SETSLOT NODE on every other master (saves clients a redirect; gossip does it anyway). */
+async function informOthers(pool: NodePool, move: SlotMove, slots: readonly number[], masters: readonly NodeRef[], options: MigrateOptions): Promise<void> {
+  await Promise.all(masters.filter((m) => m.id !== move.source.id && m.id !== move.target.id).map(async (m) => {
+    try {
+      await pipeline(pool, m.address, 'SETSLOT NODE', slots.map((s) => ['CLUSTER', 'SETSLOT', s, 'NODE', move.target.id]));
+    } catch { /* an unreachable master learns the owner by gossip */ }
+  }));
+  options.onStage?.('others', slots);
+}
+
+async function moveChunk(pool: NodePool, source: NodeRef, target: NodeRef, slots: readonly number[], options: MigrateOptions): Promise<number> {
   const stage = (s: MigrationStage) => options.onStage?.(s, slots);
   // 1: IMPORTING on the target ("already the owner" = a previous run got past stage 4)
   const targetOwns = new Set<number>();
@@ -102,12 +117,6 @@ async function moveChunk(pool: NodePool, source: NodeRef, target: NodeRef, slots
   const onSource = await pipeline(pool, source.address, 'SETSLOT NODE', slots.map((s) => ['CLUSTER', 'SETSLOT', s, 'NODE', target.id]));
   for (const [e] of onSource) if (e && !/only with masters/i.test(e.message)) throw new ClusterCommandError('SETSLOT NODE (source)', nodeName(source.address), e.message);
   stage('source');
-  await Promise.all(masters.filter((m) => m.id !== source.id && m.id !== target.id).map(async (m) => {
-    try {
-      await pipeline(pool, m.address, 'SETSLOT NODE', slots.map((s) => ['CLUSTER', 'SETSLOT', s, 'NODE', target.id]));
-    } catch { /* an unreachable master learns the owner by gossip */ }
-  }));
-  stage('others');
   return moved;
 }
 
