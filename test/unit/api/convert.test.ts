@@ -8,7 +8,10 @@ import { aBeta, anAlpha, random, randomAlpha, randomBeta, strip } from './builde
 
 const served = (b: RedisCluster): RedisCluster => ({ ...b, spec: withDefaults(b.spec) });
 
-describe('api/convert', () => {
+describe('api/convert', function () {
+  // Thousands of generated objects: generous on a loaded machine (no timing is asserted).
+  this.timeout(60_000);
+
   it('converts a plain v1alpha1 object to masters only, and back without an annotation', () => {
     const a = anAlpha({ replicas: 6, storageClass: 'fast', config: { 'maxmemory-policy': 'allkeys-lru' } }, { readyReplicas: 5, masterPod: 'c-0-0' });
     const b = toV1beta1(a);
