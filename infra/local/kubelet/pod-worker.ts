@@ -129,9 +129,8 @@ export class PodWorker {
     this.podIP ??= this.deps.allocate(this.uid);
     const now = Date.now();
     if (!this.hostDirs || now - this.volumesAt > refreshVolumesEveryMs) {
-      await mkdir(join(this.podDir, 'bin'), { recursive: true });
-      await this.writeShims();
-      const volumes = await prepareVolumes(this.deps.clients, this.pod, this.podDir);
+      if (!this.hostDirs) await this.writeShims();
+      const volumes = await prepareVolumes(this.deps.clients, this.pod, this.podDir, this.hostDirs);
       if (!volumes.ok) {
         for (const c of this.containers) if (!c.running) c.wait(volumes.reason, volumes.message, 0);
         return this.writeStatus();
@@ -172,6 +171,7 @@ export class PodWorker {
   /** redis-cli and redis-server found on the pod's PATH talk to and listen on the pod's IP. */
   private async writeShims(): Promise<void> {
     const bin = join(this.podDir, 'bin');
+    await mkdir(bin, { recursive: true });
     const { redisCli, redisServer } = this.deps.binaries;
     const shims = {
       'redis-cli': `#!/bin/sh\n# The pod's own address stands for localhost; a later -h wins.\nexec ${redisCli} -h "$KNREDIS_POD_IP" "$@"\n`,

@@ -9,8 +9,8 @@ import type { PathMapping } from './path-map.ts';
 
 export type VolumesResult = { ok: true; hostDirs: Map<string, string> } | { ok: false; reason: string; message: string };
 
-/** Makes every volume of the pod exist on the host; refreshes configMap and secret files. */
-export async function prepareVolumes(clients: KubeClients, pod: V1Pod, podDir: string): Promise<VolumesResult> {
+/** Makes every volume of the pod exist on the host; refreshes configMap and secret files; `known` claims are not looked up again. */
+export async function prepareVolumes(clients: KubeClients, pod: V1Pod, podDir: string, known?: ReadonlyMap<string, string>): Promise<VolumesResult> {
   const namespace = pod.metadata?.namespace ?? 'default';
   const hostDirs = new Map<string, string>();
   for (const volume of pod.spec?.volumes ?? []) {
@@ -24,6 +24,9 @@ export async function prepareVolumes(clients: KubeClients, pod: V1Pod, podDir: s
       }
       await writeFiles(dir, files, volume.configMap?.defaultMode ?? volume.secret?.defaultMode ?? volume.projected?.defaultMode ?? 0o644);
     } else if (volume.persistentVolumeClaim) {
+      // A bound claim keeps its volume: look it up once.
+      const resolved = known?.get(volume.name);
+      if (resolved) { hostDirs.set(volume.name, resolved); continue; }
       const found = await claimDir(clients, namespace, volume.persistentVolumeClaim.claimName);
       if (typeof found !== 'string') return { ok: false, reason: 'ContainerCreating', message: `volume "${volume.name}": ${found.message}` };
       await mkdir(found, { recursive: true });
