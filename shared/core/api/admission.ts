@@ -6,7 +6,7 @@ import { ConversionError, MalformedReviewError } from './errors.ts';
 import { API_VERSION_V1ALPHA1, GROUP, V1ALPHA1, V1BETA1 } from './group.ts';
 import { isJsonObject, type JsonObject } from './json.ts';
 import type { RedisCluster } from './v1beta1.ts';
-import { scaleInMessage, validateV1beta1 } from './validate-spec.ts';
+import { maxMastersRemovedPerStep, scaleInMessage, validateV1beta1 } from './validate-spec.ts';
 import { emptyVerdict, type Verdict } from './verdict.ts';
 
 export interface AdmissionResponse {
@@ -37,6 +37,15 @@ function checkScale(request: JsonObject, version: string): Verdict {
   return v;
 }
 
+/** A too-large scale-in in v1alpha1 words: nodes, with a first step that keeps whole shards. */
+function alphaScaleInMessage(fromMasters: number, toMasters: number, perShard: number): string | undefined {
+  const removable = maxMastersRemovedPerStep(fromMasters);
+  if (toMasters >= fromMasters || fromMasters - toMasters <= removable) return undefined;
+  return `spec.replicas: scaling in from ${fromMasters * perShard} to ${toMasters * perShard} Redis nodes removes ${fromMasters - toMasters} of ${fromMasters} masters at once, `
+    + `but at most ${removable} (half) can go in one step because their slots move to the masters that stay: `
+    + `scale to ${(fromMasters - removable) * perShard} first, then to ${toMasters * perShard}`;
+}
+
 function check(request: JsonObject): Verdict {
   const resource = isJsonObject(request.resource) ? request.resource : {};
   const version = String(resource.version ?? '');
@@ -48,7 +57,9 @@ function check(request: JsonObject): Verdict {
   if (request.subResource !== undefined && request.subResource !== '') return emptyVerdict();
   const obj = asBeta(request.object, version);
   const old = request.operation === 'UPDATE' ? asBeta(request.oldObject, version) : undefined;
-  return validateV1beta1(obj, old);
+  if (version !== V1ALPHA1) return validateV1beta1(obj, old);
+  const perShard = 1 + (obj.spec.replicasPerMaster ?? 0);
+  return validateV1beta1(obj, old, { scaleInMessage: (from, to) => alphaScaleInMessage(from, to, perShard) });
 }
 
 /** The response to one AdmissionRequest; throws MalformedReviewError when there is no request to answer. */

@@ -21,7 +21,12 @@ export function scaleInMessage(field: string, from: number, to: number, unit = '
     + `because their slots move to the ${unit} that stay: scale to ${from - removable} first, then to ${to}`;
 }
 
-export function validateV1beta1(obj: RedisCluster, old: RedisCluster | undefined): Verdict {
+export interface ValidateOptions {
+  /** Words a too-large scale-in in the request's own version (v1alpha1 counts nodes). */
+  scaleInMessage?: (fromMasters: number, toMasters: number) => string | undefined;
+}
+
+export function validateV1beta1(obj: RedisCluster, old: RedisCluster | undefined, options: ValidateOptions = {}): Verdict {
   const v = emptyVerdict();
   const spec = withDefaults(obj.spec ?? {});
   for (const key of [ANNOTATION_V1BETA1_SPEC, ANNOTATION_V1BETA1_STATUS]) {
@@ -42,7 +47,7 @@ export function validateV1beta1(obj: RedisCluster, old: RedisCluster | undefined
   }
   // 2: scale-in: bounded, and only from a healthy, settled cluster
   if (spec.masters < before.masters) {
-    const tooFar = scaleInMessage('spec.masters', before.masters, spec.masters);
+    const tooFar = (options.scaleInMessage ?? ((from, to) => scaleInMessage('spec.masters', from, to)))(before.masters, spec.masters);
     if (tooFar) v.denials.push(tooFar);
     if (status.operation) {
       v.denials.push(`spec.masters: cannot scale in while ${status.operation.type} is in progress${status.operation.progress ? ` (${status.operation.progress})` : ''}: wait until it finishes`);

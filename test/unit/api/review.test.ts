@@ -59,7 +59,10 @@ describe('api/review', () => {
 
     it('refuses a v1alpha1 scale-in of more than half the nodes', () => {
       const response = answer({ uid: 'a3', operation: 'UPDATE', resource: resource('v1alpha1'), object: anAlpha({ replicas: 3 }), oldObject: anAlpha({ replicas: 10 }) });
-      expect(response.status?.message).to.equal('spec.masters: scaling in from 10 to 3 masters removes 7 at once, but at most 5 (half) can go in one step because their slots move to the masters that stay: scale to 5 first, then to 3');
+      expect(response.status?.message).to.equal('spec.replicas: scaling in from 10 to 3 Redis nodes removes 7 of 10 masters at once, but at most 5 (half) can go in one step because their slots move to the masters that stay: scale to 5 first, then to 3');
+      const old = toV1alpha1(aBeta({ masters: 7, replicasPerMaster: 1 }));
+      const sharded = answer({ uid: 'a3b', operation: 'UPDATE', resource: resource('v1alpha1'), object: { ...old, spec: { ...old.spec, replicas: 6 } }, oldObject: old });
+      expect(sharded.status?.message).to.equal('spec.replicas: scaling in from 14 to 6 Redis nodes removes 4 of 7 masters at once, but at most 3 (half) can go in one step because their slots move to the masters that stay: scale to 8 first, then to 6');
     });
 
     it('refuses a scale subresource update that removes more than half, in the words of its version', () => {
