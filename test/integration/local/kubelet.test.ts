@@ -2,6 +2,7 @@
 // redis-server processes on their own addresses, with PVC data that outlives pods and nodes,
 // probes that follow the process, restarts, garbage collection and node failure.
 import { expect } from 'chai';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -228,6 +229,20 @@ describe('infra/local/kubelet', function () {
     for (const pid of pids) expect(isAlive(pid), `pid ${pid}`).to.equal(false);
     for (const ip of ips) expect(await isListening(ip, 6379), ip).to.equal(false);
     expect((await kubelet.pods()).filter((p) => p.namespace === namespace && p.name.startsWith('redis-'))).to.deep.equal([]);
+  });
+
+  it('provisions a volume per claim and deletes the volume and its data once the claim is deleted', async function () {
+    const claims = (await core.listNamespacedPersistentVolumeClaim({ namespace })).items.filter((c) => c.metadata?.name?.startsWith('data-redis-'));
+    expect(claims.map((c) => c.status?.phase)).to.deep.equal(['Bound', 'Bound', 'Bound']);
+    const volumes = await Promise.all(claims.map((c) => core.readPersistentVolume({ name: c.spec?.volumeName ?? '' })));
+    const paths = volumes.map((v) => v.spec?.hostPath?.path ?? '');
+    expect(paths.every((p) => existsSync(p))).to.equal(true);
+    for (const c of claims) await core.deleteNamespacedPersistentVolumeClaim({ name: c.metadata?.name ?? '', namespace });
+    await waitFor(async () => {
+      const left = (await core.listPersistentVolume()).items.filter((v) => volumes.some((o) => o.metadata?.name === v.metadata?.name));
+      return left.length === 0;
+    }, { what: 'released volumes deleted' });
+    expect(paths.filter((p) => existsSync(p))).to.deep.equal([]);
   });
 });
 
