@@ -30,7 +30,7 @@ export type Step =
   | { readonly kind: 'closeSlots'; readonly node: NodeRef; readonly slots: readonly number[]; readonly reason: string }
   /** CLUSTER FORGET id on every listed node, all at once (inside the 60 s ban window). */
   | { readonly kind: 'forget'; readonly id: string; readonly on: readonly NodeRef[]; readonly reason: string }
-  /** CLUSTER RESET SOFT on a removed (already forgotten) node so it cannot gossip its way back. */
+  /** CLUSTER RESET HARD on a removed (already forgotten) node so it cannot gossip its way back. */
   | { readonly kind: 'reset'; readonly node: NodeRef; readonly reason: string }
   /** CLUSTER FAILOVER [FORCE|TAKEOVER] on a replica, then wait until it is master. */
   | { readonly kind: 'failover'; readonly replica: NodeRef; readonly master: NodeRef; readonly mode: 'default' | 'force' | 'takeover'; readonly reason: string };

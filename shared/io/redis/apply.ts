@@ -57,7 +57,8 @@ export async function applyStep(pool: NodePool, step: Step, options: ApplyOption
       return;
     }
     case 'reset':
-      await command(pool, step.node.address, 'RESET', ['CLUSTER', 'RESET', 'SOFT']);
+      // HARD: a new id, so the pod can rejoin later without hitting the 60 s FORGET ban on the old one.
+      await command(pool, step.node.address, 'RESET', ['CLUSTER', 'RESET', 'HARD']);
       return;
     case 'failover':
       await failover(pool, step.replica, step.mode, options.failoverTimeoutMs);

@@ -18,8 +18,13 @@ export type MigrationStage = 'importing' | 'migrating' | 'keys' | 'target' | 'so
 export interface MigrateOptions {
   /** Keys per GETKEYSINSLOT / MIGRATE (redis-cli: --cluster-pipeline, default 10). */
   readonly batchKeys?: number;
-  /** Slots whose commands are pipelined together. */
+  /** Slots whose SETSLOT commands are pipelined together. */
   readonly chunkSlots?: number;
+  /**
+   * MIGRATE commands pipelined at once. Each blocks the source while it runs, and Redis runs a
+   * client's whole pipeline before serving others: a small depth keeps client latency low.
+   */
+  readonly migrateDepth?: number;
   /** MIGRATE timeout (redis-cli: 60000 ms). */
   readonly timeoutMs?: number;
   readonly onProgress?: (progress: { movedSlots: number; totalSlots: number; movedKeys: number }) => void;
@@ -135,7 +140,11 @@ async function moveKeys(pool: NodePool, source: NodeRef, target: NodeRef, slots:
       if ((keys as Buffer[]).length > 0) work.push({ slot: pending[i] as number, keys: keys as Buffer[] });
     });
     if (work.length === 0) return moved;
-    const replies = await pipeline(pool, source.address, 'MIGRATE', work.map((w) => ['MIGRATE', target.address.ip, target.address.port, '', 0, timeout, ...auth, 'KEYS', ...w.keys]));
+    const depth = options.migrateDepth ?? 8;
+    const replies: [Error | null, unknown][] = [];
+    for (let i = 0; i < work.length; i += depth) {
+      replies.push(...await pipeline(pool, source.address, 'MIGRATE', work.slice(i, i + depth).map((w) => ['MIGRATE', target.address.ip, target.address.port, '', 0, timeout, ...auth, 'KEYS', ...w.keys])));
+    }
     for (const [i, [e]] of replies.entries()) {
       const w = work[i] as { slot: number; keys: Buffer[] };
       if (!e) { moved += w.keys.length; continue; }
