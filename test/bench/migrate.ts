@@ -1,4 +1,4 @@
-// `npm run bench -- migrate [--keys N]`: the same data (default 1,000,000 keys) moved from 3 to
+// `npm run bench -- migrate [--keys N] [--knredis-only]`: the same data (default 1,000,000 keys) moved from 3 to
 // 6 masters by knredis' rebalance and by `redis-cli --cluster rebalance --cluster-use-empty-masters`
 // (default pipeline, then --cluster-pipeline 1000), each on a fresh cluster of real redis-server
 // processes with an ioredis Cluster client reading and writing in the background.
@@ -56,7 +56,7 @@ export default async function migrate(args: string[]): Promise<BenchResult> {
   const at = args.indexOf('--keys');
   const keys = at >= 0 ? Number(args[at + 1]) : 1_000_000;
   if (!Number.isInteger(keys) || keys < 1) throw new Error(`--keys needs a positive integer, got ${args[at + 1]}`);
-  const runners: Runner[] = process.env.BENCH_ONLY_KNREDIS ? ['knredis'] : ['knredis', 'redis-cli', 'redis-cli --cluster-pipeline 1000'];
+  const runners: Runner[] = args.includes('--knredis-only') ? ['knredis'] : ['knredis', 'redis-cli', 'redis-cli --cluster-pipeline 1000'];
   const results: Record<string, { ms: number; errors: number; ops: number; lost: number }> = {};
   for (const [i, runner] of runners.entries()) results[runner] = await runOnce(runner, 60 + i, keys);
   const mine = results.knredis!;

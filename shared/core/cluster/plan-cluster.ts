@@ -80,6 +80,9 @@ export function planCluster(desired: DesiredCluster, observed: Topology, now: nu
   if (removal.steps.length > 0) return result('removing', removal.steps, `removing ${removal.steps.length} node(s) from the cluster`);
   // 9: one replica moved away from its master's node or zone
   if (replicas.disruptive) return result('replicating', [replicas.disruptive], 'moving a replica away from its master');
+  // 10: ready means every replica holds a synced copy (one that never synced cannot fail over)
+  const syncing = ctx.state.members.filter((v) => v.replication.role === 'replica' && (!v.replication.linkUp || v.replication.syncInProgress));
+  if (syncing.length > 0) return result('replicating', [], `${syncing.length} replica(s) still syncing`, { requeueAfterMs: 1_000 });
   return result('ready', [], ctx.problems.length > 0 ? ctx.problems.map((p) => p.message).join('; ') : 'cluster is ready');
 }
 

@@ -28,6 +28,14 @@ export function planMeet(ctx: PlanContext): Step[] {
     steps.push({ kind: 'meet', from: refOf(anchor), to: stranger.address, reason: `${stranger.pod} is not part of the cluster` });
   }
   const seen = new Set<string>();
+  // A node that moved learns its own new address only from a MEET it receives.
+  for (const view of state.members) {
+    const me = myselfOf(view).address;
+    if (view !== anchor && me && addressKey(me) !== addressKey(view.address)) {
+      seen.add(view.id);
+      steps.push({ kind: 'meet', from: refOf(anchor), to: view.address, reason: `${view.pod} still believes it is at ${me.ip}` });
+    }
+  }
   for (const stale of state.staleAddresses) {
     if (seen.has(stale.id)) continue;
     seen.add(stale.id);

@@ -31,7 +31,7 @@ export class ClusterHarness {
   // 127.0.0.1, and peers would record that address for the node.
   private args(ip: string): string[] {
     const a = ['--bind-source-addr', ip, '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', String(this.options.nodeTimeoutMs ?? 2000),
-      '--cluster-require-full-coverage', 'yes'];
+      '--cluster-require-full-coverage', 'yes', '--repl-diskless-sync-delay', '0'];
     if (this.options.password) a.push('--requirepass', this.options.password, '--masterauth', this.options.password);
     return a;
   }

@@ -1,0 +1,97 @@
+import { expect } from 'chai';
+import { ClusterHarness } from './cluster-harness.ts';
+import { expectHealthy } from './cluster-checks.ts';
+import { NodePool } from '../../../shared/io/redis/connection.ts';
+import { converge } from '../../../shared/io/redis/converge.ts';
+import { observe } from '../../../shared/io/redis/observe.ts';
+import { planCluster } from '../../../shared/core/cluster/plan-cluster.ts';
+import { applyStep } from '../../../shared/io/redis/apply.ts';
+import { addressKey, myselfOf } from '../../../shared/core/cluster/topology.ts';
+import type { ClusterPlan } from '../../../shared/core/cluster/plan-types.ts';
+
+async function waitFor(what: string, check: () => Promise<boolean>, ms = 60_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe('cluster engine: heal', function () {
+  this.timeout(120_000);
+  let harness: ClusterHarness | undefined;
+  let pool: NodePool | undefined;
+  afterEach(async () => {
+    await pool?.close();
+    await harness?.stopAll();
+  });
+
+  it('rejoins a node restarted on a new IP with its nodes.conf; the old address leaves every view', async () => {
+    harness = new ClusterHarness({ suite: 5, nodes: 3, zones: 3 });
+    await harness.addPods(6);
+    pool = new NodePool();
+    await converge(pool, harness.desired(3, 1));
+    const moved = harness.pods[4]!;
+    const oldAddress = addressKey(moved.placement.address);
+    await harness.restart(moved, { newIp: true });
+    const desired = harness.desired(3, 1);
+    await converge(pool, desired, { deadlineMs: 60_000, until: (p) => p.converged });
+    const topology = await expectHealthy(pool, desired);
+    for (const view of topology.views) {
+      expect(view.entries.map((e) => (e.address ? addressKey(e.address) : '')), `${view.pod}'s view`).not.to.include(oldAddress);
+    }
+  });
+
+  it('re-attaches a master that came back empty as a replica after Redis failed over', async () => {
+    harness = new ClusterHarness({ suite: 6, nodes: 3, zones: 3 });
+    await harness.addPods(6);
+    pool = new NodePool();
+    const desired = harness.desired(3, 1);
+    await converge(pool, desired);
+    const before = await observe(desired.pods, pool);
+    const victim = before.views.find((v) => myselfOf(v).role === 'master' && myselfOf(v).slots.length > 0)!;
+    const pod = harness.pods.find((p) => p.placement.name === victim.pod)!;
+    await pod.server?.kill('SIGKILL');
+    // Redis promotes the replica by itself (node timeout 2 s).
+    await waitFor('the replica to take over', async () => {
+      const t = await observe(desired.pods.filter((p) => p.name !== victim.pod), pool!);
+      return t.views.every((v) => v.info.state === 'ok' && v.entries.some((e) => e.id === victim.id && e.slots.length === 0 && e.failing === 'fail'));
+    });
+    await harness.restart(pod, { fresh: true });
+    await converge(pool, harness.desired(3, 1), { deadlineMs: 60_000 });
+    const after = await expectHealthy(pool, harness.desired(3, 1));
+    const returned = after.views.find((v) => v.pod === victim.pod)!;
+    expect(myselfOf(returned).role).to.equal('replica');
+    for (const view of after.views) expect(view.entries.map((e) => e.id), `${view.pod} still knows the lost id`).not.to.include(victim.id);
+  });
+
+  it('reports a master without replica that died, and leaves its slots with it until it returns', async () => {
+    harness = new ClusterHarness({ suite: 7, nodes: 3, zones: 3 });
+    await harness.addPods(3);
+    pool = new NodePool();
+    const desired = harness.desired(3, 0);
+    await converge(pool, desired);
+    const victim = harness.pods[2]!;
+    const victimId = (await observe([victim.placement], pool)).views[0]!.id;
+    await victim.server?.kill('SIGKILL');
+    let plan: ClusterPlan | undefined;
+    // Let Redis mark it failed, then apply a few passes: nothing may take its slots.
+    for (let pass = 0; pass < 12; pass++) {
+      const topology = await observe(desired.pods, pool);
+      plan = planCluster(desired, topology, Date.now(), { autoFailoverGraceMs: 0, ghostGraceMs: 0 });
+      for (const step of plan.steps) await applyStep(pool, step);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    expect(plan?.problems.map((p) => p.code)).to.include('ShardLost');
+    expect(plan?.steps).to.deep.equal([]);
+    const survivors = await observe(desired.pods.filter((p) => p.name !== victim.placement.name), pool);
+    for (const view of survivors.views) {
+      const owner = view.entries.find((e) => e.id === victimId);
+      expect(owner?.slots.length, `${view.pod} still gives the dead master its slots`).to.be.greaterThan(0);
+    }
+    await harness.restart(victim);
+    await converge(pool, desired, { deadlineMs: 60_000 });
+    await expectHealthy(pool, desired);
+  });
+});
