@@ -8,7 +8,7 @@ import { isSafeToRestart } from '../../shared/core/cluster/restart-safety.ts';
 import { describeStep, type Step } from '../../shared/core/cluster/steps.ts';
 import { myselfOf, type Topology } from '../../shared/core/cluster/topology.ts';
 import { toDesiredCluster } from '../../shared/core/reconcile/desired-cluster.ts';
-import type { ObservedPod } from '../../shared/core/reconcile/observed.ts';
+import type { ObservedClaim, ObservedPod } from '../../shared/core/reconcile/observed.ts';
 import { planRollout, type RolloutDecision } from '../../shared/core/reconcile/rollout.ts';
 import { effectiveConfig, liveSettable } from '../../shared/core/resources/redis-conf.ts';
 import { podCount } from '../../shared/core/resources/statefulset.ts';
@@ -22,6 +22,7 @@ import { applyLiveConfig } from './live-config.ts';
 export interface ClusterPassInput {
   readonly spec: DefaultedSpec;
   readonly pods: readonly ObservedPod[];
+  readonly claims: readonly ObservedClaim[];
   readonly updateRevision: string | undefined;
   readonly pool: NodePool;
   readonly log: Logger;
@@ -45,7 +46,7 @@ const reasonOf: Record<Step['kind'], string> = {
 };
 
 export async function runClusterPass(input: ClusterPassInput): Promise<ClusterPassResult> {
-  const desired = toDesiredCluster(input.spec, input.pods);
+  const desired = toDesiredCluster(input.spec, input.pods, input.claims);
   // 1: observe and plan
   const topology = await observe(desired.pods, input.pool);
   const plan = planCluster(desired, topology, input.now, { maxSlotsPerStep: input.maxSlotsPerStep });

@@ -1,11 +1,12 @@
 // Observe: everything one pass needs from Kubernetes, as plain data. Reads only; the pods,
 // nodes and children of one RedisCluster, and the auth password (kept out of the result's
 // printable parts: it travels only to the Redis connection).
-import type { V1ConfigMap, V1Node, V1Pod, V1PodDisruptionBudget, V1Secret, V1Service, V1StatefulSet } from '@kubernetes/client-node';
+import type { V1ConfigMap, V1Node, V1PersistentVolumeClaim, V1Pod, V1PodDisruptionBudget, V1Secret, V1Service, V1StatefulSet } from '@kubernetes/client-node';
 import { podSelector } from '../../shared/core/api/group.ts';
 import type { RedisCluster } from '../../shared/core/api/v1beta1.ts';
-import type { Observed, ObservedPod } from '../../shared/core/reconcile/observed.ts';
-import { childNames, ordinalOf, PASSWORD_KEY } from '../../shared/core/resources/names.ts';
+import type { Observed, ObservedClaim, ObservedPod } from '../../shared/core/reconcile/observed.ts';
+import { ANNOTATION_NODE_ID } from '../../shared/core/resources/meta.ts';
+import { childNames, DATA_VOLUME, ordinalOf, PASSWORD_KEY } from '../../shared/core/resources/names.ts';
 import type { KubeClient } from '../../shared/io/kube/kube-client.ts';
 
 export interface AuthRef {
@@ -24,7 +25,7 @@ export async function observeChildren(kube: KubeClient, cluster: RedisCluster, n
   const namespace = cluster.metadata.namespace ?? '';
   const names = childNames(cluster.metadata.name ?? '');
   const auth = authRefOf(cluster);
-  const [statefulSet, configMap, headlessService, clientService, podDisruptionBudget, secret, pods, nodes] = await Promise.all([
+  const [statefulSet, configMap, headlessService, clientService, podDisruptionBudget, secret, pods, nodes, claims] = await Promise.all([
     kube.read<V1StatefulSet>('apps/v1', 'StatefulSet', namespace, names.statefulSet),
     kube.read<V1ConfigMap>('v1', 'ConfigMap', namespace, names.configMap),
     kube.read<V1Service>('v1', 'Service', namespace, names.headlessService),
@@ -33,11 +34,13 @@ export async function observeChildren(kube: KubeClient, cluster: RedisCluster, n
     kube.read<V1Secret>('v1', 'Secret', namespace, auth.name),
     kube.listPods(namespace, podSelector(cluster.metadata.name ?? '')),
     kube.listNodes(),
+    kube.listClaims(namespace, podSelector(cluster.metadata.name ?? '')),
   ]);
   const nodeByName = new Map(nodes.map((n) => [n.metadata?.name ?? '', n]));
   return {
     children: { statefulSet, configMap, headlessService, clientService, podDisruptionBudget, secret },
     pods: pods.flatMap((pod) => toObservedPod(pod, names.statefulSet, nodeByName, now)),
+    claims: claims.flatMap((claim) => toObservedClaim(claim, names.statefulSet)),
   };
 }
 
@@ -77,4 +80,14 @@ function nodeLostSince(node: V1Node | undefined, now: number): number | undefine
 export function passwordOf(secret: V1Secret | undefined, key: string): string | undefined {
   const stored = secret?.data?.[key];
   return stored ? Buffer.from(stored, 'base64').toString('utf8') : undefined;
+}
+
+/** `data-<pod>`, the claim a volumeClaimTemplate makes for a pod. */
+function toObservedClaim(claim: V1PersistentVolumeClaim, statefulSet: string): ObservedClaim[] {
+  const name = claim.metadata?.name ?? '';
+  const pod = name.startsWith(`${DATA_VOLUME}-`) ? name.slice(DATA_VOLUME.length + 1) : '';
+  const ordinal = ordinalOf(statefulSet, pod);
+  if (ordinal === undefined) return [];
+  const nodeId = claim.metadata?.annotations?.[ANNOTATION_NODE_ID];
+  return [{ name, pod, ordinal, ...(nodeId ? { nodeId } : {}) }];
 }

@@ -1,15 +1,17 @@
 // The reconciler: a key in, an outcome out. Level-based: every pass re-reads the world.
-//   1: load the RedisCluster (gone: done)      5: apply the children that differ
-//   2: deleting: finalize                      6: one pass of the Redis engine
-//   3: make sure the finalizer is on           7: scale-in completes; lost pods go
-//   4: paused: report and stop                 8: status, only when it changed
+//   1: load the RedisCluster (gone: done)      6: one pass of the Redis engine
+//   2: deleting: finalize                      7: node ids recorded on their volumes
+//   3: make sure the finalizer is on           8: scale-in completes; lost pods go
+//   4: paused: report and stop                 9: status, only when it changed
+//   5: apply the children that differ
 import type { KubeConfig } from '@kubernetes/client-node';
 import { withDefaults } from '../../shared/core/api/defaults.ts';
 import type { RedisCluster, RedisClusterStatus } from '../../shared/core/api/v1beta1.ts';
 import { done, requeueAfter, type Outcome } from '../../shared/core/outcome.ts';
 import { nextLostPodCheck, podsToForceDelete } from '../../shared/core/reconcile/lost-pods.ts';
 import { computeStatus } from '../../shared/core/reconcile/status.ts';
-import { stableJson } from '../../shared/core/resources/meta.ts';
+import { ANNOTATION_NODE_ID, stableJson } from '../../shared/core/resources/meta.ts';
+import { claimsToRecord } from '../../shared/core/reconcile/desired-cluster.ts';
 import { FINALIZER } from '../../shared/core/resources/names.ts';
 import { podCount } from '../../shared/core/resources/statefulset.ts';
 import { fromKey } from '../../shared/core/resource-key.ts';
@@ -72,15 +74,22 @@ async function reconcileOnce(kube: KubeClient, key: string, context: ReconcileCo
   }
   // 5: children; the StatefulSet keeps nodes being drained until the engine lets them go
   const replicas = statefulSetReplicas(spec, observed, undefined);
-  await applyChildren(kube, cluster, observed, auth, replicas);
+  const { written } = await applyChildren(kube, cluster, observed, auth, replicas);
   const password = passwordOf(observed.children.secret, auth.key);
   if (!password) return requeueAfter(1_000); // the generated Secret was just created
-  // 6: one pass of the Redis engine
+  // 6: one pass of the Redis engine; a new cluster is formed only once every pod is Ready,
+  // so the first layout is the whole one (no migration right after creation)
+  const formed = (cluster.status?.slotsCovered ?? 0) > 0 || (cluster.status?.shards?.length ?? 0) > 0;
+  const readyPods = observed.pods.filter((p) => p.ready && !p.terminating).length;
+  if (!formed && readyPods < podCount(spec)) {
+    await writeStatus(kube, cluster, computeStatus({ ...statusBase, topology: undefined, plan: undefined, paused: false, activity: { type: 'Create', message: `waiting for pods: ${readyPods}/${podCount(spec)} ready` } }));
+    return requeueAfter(1_000);
+  }
   const pool = new NodePool({ auth: { password }, commandTimeoutMs: 60_000 });
   let pass: ClusterPassResult;
   try {
     pass = await runClusterPass({
-      spec, pods: observed.pods, updateRevision: updateRevisionOf(observed.children.statefulSet), pool, log, events, now, maxSlotsPerStep,
+      spec, pods: observed.pods, claims: observed.claims, updateRevision: written.includes('StatefulSet') ? undefined : updateRevisionOf(observed.children.statefulSet), pool, log, events, now, maxSlotsPerStep,
       restartPod: (pod) => kube.delete({ apiVersion: 'v1', kind: 'Pod', metadata: { name: pod, namespace } }),
     });
   } catch (error) {
@@ -89,7 +98,12 @@ async function reconcileOnce(kube: KubeClient, key: string, context: ReconcileCo
   } finally {
     await pool.close();
   }
-  // 7: finished scale-in shrinks the StatefulSet; pods stuck on a lost node are let go
+  // 7: node ids recorded on their volumes (a write only when a pod's id is new)
+  const idOfPod = new Map(pass.topology.views.map((v) => [v.pod, v.id]));
+  for (const { claim, nodeId } of claimsToRecord(observed.claims, idOfPod)) {
+    await kube.annotate('v1', 'PersistentVolumeClaim', namespace, claim, { [ANNOTATION_NODE_ID]: nodeId });
+  }
+  // 8: finished scale-in shrinks the StatefulSet; pods stuck on a lost node are let go
   const shrunk = statefulSetReplicas(spec, observed, pass.plan.removable);
   if (shrunk !== replicas) {
     await applyChildren(kube, cluster, observed, auth, shrunk);
@@ -99,10 +113,10 @@ async function reconcileOnce(kube: KubeClient, key: string, context: ReconcileCo
     await kube.delete({ apiVersion: 'v1', kind: 'Pod', metadata: { name: pod, namespace } }, { gracePeriodSeconds: 0 });
     await events.warning('NodeLost', `deleted ${pod}: its node stopped answering; the StatefulSet recreates it elsewhere with its volume`);
   }
-  // 8: status
+  // 9: status
   const rolling = pass.rollout.kind === 'restart' || pass.rollout.kind === 'wait';
   const activity = rolling && pass.plan.converged
-    ? { type: 'RollingUpdate' as const, message: `rolling update: ${pass.rollout.kind === 'none' ? 0 : pass.rollout.outdated} pod(s) to restart${pass.rollout.kind === 'wait' ? `, ${pass.rollout.reason}` : ''}` }
+    ? { type: 'RollingUpdate' as const, message: pass.rollout.kind === 'wait' ? `rolling update: ${pass.rollout.outdated > 0 ? `${pass.rollout.outdated} pod(s) to restart, ` : ''}${pass.rollout.reason}` : `rolling update: ${pass.rollout.kind === 'restart' ? pass.rollout.outdated : 0} pod(s) to restart` }
     : observed.pods.length < podCount(spec) || observed.pods.some((p) => !p.ready) ? { type: cluster.status?.phase === 'Running' ? 'Heal' as const : 'Create' as const, message: `${observed.pods.filter((p) => p.ready).length}/${podCount(spec)} pods ready` } : undefined;
   const status = computeStatus({ ...statusBase, topology: pass.topology, plan: pass.plan, paused: false, ...(activity ? { activity } : {}) });
   await writeStatus(kube, cluster, status);

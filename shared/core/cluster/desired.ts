@@ -17,6 +17,11 @@ export interface DesiredCluster {
   readonly masters: number;
   readonly replicasPerMaster: number;
   readonly pods: readonly PodPlacement[];
+  /**
+   * Node ids of the cluster's pods that are away for now (rescheduled after a node failure,
+   * restarting): they come back with their nodes.conf, so they are never forgotten as ghosts.
+   */
+  readonly keepIds?: ReadonlySet<string>;
 }
 
 export interface PlanOptions {

@@ -51,7 +51,7 @@ export function planForgetGhosts(ctx: PlanContext): Step[] {
   const podAddresses = new Set(ctx.desired.pods.filter((p) => !p.removing).map((p) => addressKey(p.address)));
   const steps: Step[] = [];
   for (const node of state.nodes.values()) {
-    if (node.view || node.slots.length > 0 || node.pod?.removing) continue;
+    if (node.view || node.slots.length > 0 || node.pod?.removing || ctx.desired.keepIds?.has(node.id)) continue;
     if (state.members.some((v) => myselfOf(v).masterId === node.id)) continue;
     const key = node.address ? addressKey(node.address) : '';
     const replaced = liveAddresses.has(key) && liveAddresses.get(key) !== node.id;

@@ -4,9 +4,9 @@ import type { DefaultedSpec } from '../api/defaults.ts';
 import type { DesiredCluster, PodPlacement } from '../cluster/desired.ts';
 import { CLIENT_PORT } from '../resources/names.ts';
 import { podCount } from '../resources/statefulset.ts';
-import type { ObservedPod } from './observed.ts';
+import type { ObservedClaim, ObservedPod } from './observed.ts';
 
-export function toDesiredCluster(spec: DefaultedSpec, pods: readonly ObservedPod[]): DesiredCluster {
+export function toDesiredCluster(spec: DefaultedSpec, pods: readonly ObservedPod[], claims: readonly ObservedClaim[] = []): DesiredCluster {
   const wanted = podCount(spec);
   const placements: PodPlacement[] = pods
     .filter((p) => p.ip && p.nodeName && !p.terminating && p.phase === 'Running')
@@ -17,5 +17,15 @@ export function toDesiredCluster(spec: DefaultedSpec, pods: readonly ObservedPod
       ...(p.zone ? { zone: p.zone } : {}),
       ...(p.ordinal >= wanted ? { removing: true } : {}),
     }));
-  return { masters: spec.masters, replicasPerMaster: spec.replicasPerMaster, pods: placements };
+  // A node id lives on its volume: a pod that is away comes back with it.
+  const keepIds = new Set(claims.filter((c) => c.nodeId && c.ordinal < wanted).map((c) => c.nodeId as string));
+  return { masters: spec.masters, replicasPerMaster: spec.replicasPerMaster, pods: placements, keepIds };
+}
+
+/** Claims whose recorded node id differs from what the pod's Redis now says it is. */
+export function claimsToRecord(claims: readonly ObservedClaim[], idOfPod: ReadonlyMap<string, string>): { claim: string; nodeId: string }[] {
+  return claims.flatMap((c) => {
+    const id = idOfPod.get(c.pod);
+    return id && id !== c.nodeId ? [{ claim: c.name, nodeId: id }] : [];
+  });
 }

@@ -28,7 +28,16 @@ export interface ObservedChildren {
   readonly secret?: V1Secret;
 }
 
+/** A pod's data volume, and the Redis node id its nodes.conf holds (recorded by the operator). */
+export interface ObservedClaim {
+  readonly name: string;
+  readonly pod: string;
+  readonly ordinal: number;
+  readonly nodeId?: string;
+}
+
 export interface Observed {
   readonly children: ObservedChildren;
   readonly pods: readonly ObservedPod[];
+  readonly claims: readonly ObservedClaim[];
 }

@@ -11,7 +11,7 @@ export type RolloutDecision =
 
 export interface RolloutInput {
   readonly pods: readonly ObservedPod[];
-  /** status.updateRevision of the StatefulSet, once its controller has seen the latest spec. */
+  /** status.updateRevision of the StatefulSet once its controller has seen the latest spec; undefined before. */
   readonly updateRevision: string | undefined;
   readonly expectedPods: number;
   readonly clusterConverged: boolean;
@@ -20,7 +20,8 @@ export interface RolloutInput {
 
 export function planRollout(input: RolloutInput): RolloutDecision {
   const { pods, updateRevision } = input;
-  if (!updateRevision) return { kind: 'none' };
+  // Unknown until the StatefulSet controller has seen the latest template: not yet settled.
+  if (!updateRevision) return pods.length === 0 ? { kind: 'none' } : { kind: 'wait', reason: 'waiting for the StatefulSet controller to take the new template', outdated: 0 };
   const outdated = pods.filter((p) => p.revision !== undefined && p.revision !== updateRevision && p.ordinal < input.expectedPods);
   if (outdated.length === 0) return { kind: 'none' };
   const n = outdated.length;

@@ -4,6 +4,8 @@ import { createHash } from 'node:crypto';
 import { API_VERSION_V1BETA1, KIND, LABEL_CLUSTER, LABEL_INSTANCE, LABEL_MANAGED_BY, LABEL_NAME, MANAGED_BY_VALUE, NAME_VALUE } from '../api/group.ts';
 
 export const ANNOTATION_HASH = 'cache.redis.io/desired-hash';
+/** On a data PVC: the Redis node id its nodes.conf holds, so a pod that is away is not forgotten. */
+export const ANNOTATION_NODE_ID = 'cache.redis.io/node-id';
 /** On the pod template: hash of what needs a restart to take effect (image, restart-only config). */
 export const ANNOTATION_RESTART_HASH = 'cache.redis.io/restart-hash';
 

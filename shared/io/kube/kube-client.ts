@@ -75,6 +75,11 @@ export class KubeClient {
     return (await this.core.listNode()).items;
   }
 
+  async annotate(apiVersion: string, kind: string, namespace: string, name: string, annotations: Record<string, string>): Promise<void> {
+    this.note('patch', kind);
+    await this.objects.patch({ apiVersion, kind, metadata: { name, namespace, annotations } }, undefined, undefined, FIELD_MANAGER, undefined, PatchStrategy.MergePatch);
+  }
+
   /** Server-side apply, forcing ownership of the fields the operator manages. */
   async apply<T extends KubernetesObject>(object: T): Promise<T> {
     this.note('apply', object.kind ?? '');

@@ -14,6 +14,8 @@ export interface Driver {
   until(key: string, what: string, until: (rc: RedisCluster | undefined) => boolean, timeoutMs?: number): Promise<RedisCluster | undefined>;
   once(key: string): Promise<void>;
   get(namespace: string, name: string): Promise<RedisCluster | undefined>;
+  /** Deletes a RedisCluster and runs passes until its finalizer let it go (test clean-up). */
+  remove(namespace: string, name: string): Promise<void>;
 }
 
 export function driver(api: InstalledApi): Driver {
@@ -36,16 +38,21 @@ export function driver(api: InstalledApi): Driver {
     const outcome = await reconcile(key, { signal: new AbortController().signal, log, reconcileId: `t${++runs}`, failures: 0 });
     return outcome;
   };
-  return {
+  const driverApi: Driver = {
     writes, get,
+    async remove(namespace, name) {
+      await api.env.kubectl(['delete', 'rediscluster', name, '-n', namespace, '--ignore-not-found', '--wait=false']);
+      await driverApi.until(`${namespace}/${name}`, `${name} deleted`, (rc) => rc === undefined, 60_000);
+    },
     async once(key) { await once(key); },
     async until(key, what, until, timeoutMs = 120_000) {
       const [namespace = '', name = ''] = key.split('/');
       const deadline = Date.now() + timeoutMs;
       let lastError: unknown;
-      for (;;) {
+      // At least one pass first: the status read before it may predate the change under test.
+      for (let pass = 0; ; pass++) {
         const rc = await get(namespace, name);
-        if (until(rc)) return rc;
+        if (pass > 0 && until(rc)) return rc;
         if (Date.now() > deadline) {
           throw new Error(`timed out waiting for ${what}; status: ${JSON.stringify(rc?.status?.conditions?.map((c) => `${c.type}=${c.status} ${c.reason}: ${c.message}`))}; last error: ${(lastError as Error | undefined)?.message}`);
         }
@@ -61,6 +68,7 @@ export function driver(api: InstalledApi): Driver {
       }
     },
   };
+  return driverApi;
 }
 
 export function isReady(rc: RedisCluster | undefined): boolean {
