@@ -14,12 +14,17 @@ export const MANAGED_DEFAULTS: Readonly<Record<string, string>> = {
   'protected-mode': 'no',
 };
 
-/** Settings Redis refuses to change with CONFIG SET (IMMUTABLE_CONFIG in Redis' config.c). */
+/**
+ * Settings Redis refuses to change with CONFIG SET: IMMUTABLE_CONFIG in Redis' config.c, and
+ * PROTECTED_CONFIG (dbfilename) while enable-protected-configs is off, its default.
+ */
 export const RESTART_ONLY = new Set([
   'databases', 'io-threads', 'io-threads-do-reads', 'tcp-backlog', 'always-show-logo', 'set-proc-title',
   'syslog-enabled', 'syslog-ident', 'syslog-facility', 'supervised', 'enable-protected-configs',
   'enable-debug-command', 'enable-module-command', 'disable-thp', 'oom-score-adj-values', 'loadmodule',
   'cluster-enabled', 'protected-mode',
+  'appendfilename', 'appenddirname', 'dbfilename', 'rdbchecksum', 'socket-mark-id',
+  'server_cpulist', 'bio_cpulist', 'aof_rewrite_cpulist', 'bgsave_cpulist',
 ]);
 
 export function effectiveConfig(userConfig: Readonly<Record<string, string>> = {}): Record<string, string> {
