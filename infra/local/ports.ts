@@ -36,7 +36,7 @@ export async function withAllocationLock<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 /** A port the kernel reports free on 127.0.0.1 now. */
-function ephemeralPort(): Promise<number> {
+export function ephemeralPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
