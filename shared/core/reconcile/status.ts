@@ -69,7 +69,7 @@ function operationOf(input: StatusInput): RedisClusterStatus['operation'] {
 /** "migrating slots: 1200/5461": moved so far of the most seen to move in this operation. */
 function migrationMessage(input: StatusInput, message: string, toMove: number | undefined): string {
   if (toMove === undefined) return message;
-  const last = /(\d+)\/(\d+)/.exec(input.previous?.operation?.progress ?? '');
+  const last = /^migrating slots: (\d+)\/(\d+)$/.exec(input.previous?.operation?.progress ?? '');
   const total = Math.max(toMove, Number(last?.[2] ?? 0));
   return `migrating slots: ${total - toMove}/${total}`;
 }
