@@ -45,7 +45,7 @@ export function computeStatus(input: StatusInput): RedisClusterStatus {
       [...degraded.map((p) => p.message), ...(input.error ? [input.error] : [])].join('; ') || 'no problem seen'),
   ].map((c) => keepTransition(c, input.previous?.conditions, input.now, input.generation));
 
-  const phase: Phase = input.paused ? 'Paused' : converged ? 'Running' : degraded.length > 0 && everReady ? 'Degraded'
+  const phase: Phase = input.paused ? 'Paused' : converged ? 'Running' : (degraded.length > 0 || !!input.error) && everReady ? 'Degraded'
     : !everReady ? 'Creating' : operation?.type === 'RollingUpdate' ? 'Updating' : operation && ['ScaleOut', 'ScaleIn', 'AddReplicas', 'RemoveReplicas'].includes(operation.type) ? 'Scaling' : 'Running';
   const master = shards.find((s) => s.master?.pod)?.master?.pod;
   return {
