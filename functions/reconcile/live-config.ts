@@ -5,13 +5,27 @@ import type { Address } from '../../shared/core/cluster/topology.ts';
 import { command, type NodePool } from '../../shared/io/redis/connection.ts';
 
 const units: Record<string, number> = { b: 1, k: 1000, kb: 1024, m: 1000 ** 2, mb: 1024 ** 2, g: 1000 ** 3, gb: 1024 ** 3 };
+/** The classes `A` stands for in notify-keyspace-events (Redis prints `A` for all of them). */
+const ALL_KEYSPACE_CLASSES = 'g$lshzxetd';
 
-/** Redis' own spelling of a value: `100mb` -> `104857600`, `YES` -> `yes`, spaces folded. */
-export function normalizeValue(value: string): string {
-  const v = value.trim().toLowerCase().replace(/\s+/g, ' ');
-  const memory = /^(\d+)(b|k|kb|m|mb|g|gb)$/.exec(v);
-  if (memory) return String(Number(memory[1]) * (units[memory[2] ?? 'b'] ?? 1));
-  return v;
+/** A value as CONFIG SET takes it: `""`, redis.conf's empty value, is the empty string there. */
+export function configSetValue(value: string): string {
+  return /^\s*(""|'')\s*$/.test(value) ? '' : value;
+}
+
+/**
+ * Redis' own spelling of a value, word by word: `100mb` -> `104857600`, `YES` -> `yes`, spaces
+ * folded, `""` empty; client classes and keyspace-event flags as CONFIG GET prints them.
+ */
+export function normalizeValue(value: string, key = ''): string {
+  const v = configSetValue(value).trim().replace(/\s+/g, ' ');
+  // Flags are case-sensitive (E: keyevent, e: evicted) and printed in Redis' own order.
+  if (key === 'notify-keyspace-events') return [...new Set(v.replace('A', ALL_KEYSPACE_CLASSES))].sort().join('');
+  return v.toLowerCase().split(' ').map((word) => {
+    const memory = /^(\d+)(b|k|kb|m|mb|g|gb)$/.exec(word);
+    if (memory) return String(Number(memory[1]) * (units[memory[2] ?? 'b'] ?? 1));
+    return key === 'client-output-buffer-limit' && word === 'replica' ? 'slave' : word;
+  }).join(' ');
 }
 
 export async function applyLiveConfig(pool: NodePool, nodes: readonly Address[], wanted: Readonly<Record<string, string>>): Promise<string[]> {
@@ -25,7 +39,7 @@ export async function applyLiveConfig(pool: NodePool, nodes: readonly Address[],
     const set: string[] = [];
     for (const key of keys) {
       const value = wanted[key] as string;
-      if (have.has(key) && normalizeValue(have.get(key) as string) !== normalizeValue(value)) set.push(key, value);
+      if (have.has(key) && normalizeValue(have.get(key) as string, key) !== normalizeValue(value, key)) set.push(key, configSetValue(value));
     }
     if (set.length === 0) return;
     await command(pool, address, 'CONFIG SET', ['CONFIG', 'SET', ...set]);
