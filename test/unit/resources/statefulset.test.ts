@@ -1,0 +1,121 @@
+import { expect } from 'chai';
+import type { V1Container, V1StatefulSet } from '@kubernetes/client-node';
+import { desiredChildren } from '../../../functions/reconcile/children.ts';
+import { ANNOTATION_HASH, ANNOTATION_RESTART_HASH } from '../../../shared/core/resources/meta.ts';
+import { desiredStatefulSet, imageOf, podCount, type StatefulSetInput } from '../../../shared/core/resources/statefulset.ts';
+import { aRedisCluster } from '../reconcile/builders.ts';
+
+type Builder = ReturnType<typeof aRedisCluster>;
+const auth = { name: 'redis-auth', key: 'password', external: false };
+
+function sts(builder: Builder, fields: Partial<StatefulSetInput> = {}): V1StatefulSet {
+  return desiredStatefulSet({ cluster: builder.owner(), spec: builder.spec(), auth, restartConfigHash: 'h0', replicas: podCount(builder.spec()), ...fields });
+}
+
+/** The StatefulSet as the reconciler builds it, restart hash from the effective config included. */
+function stsOfChildren(builder: Builder): V1StatefulSet {
+  const children = desiredChildren(builder.build(), auth, podCount(builder.spec()));
+  return children.find((c) => c.kind === 'StatefulSet') as V1StatefulSet;
+}
+
+const container = (s: V1StatefulSet) => s.spec?.template.spec?.containers[0] as V1Container;
+const restartHash = (s: V1StatefulSet) => s.spec?.template.metadata?.annotations?.[ANNOTATION_RESTART_HASH];
+const desiredHash = (s: V1StatefulSet) => s.metadata?.annotations?.[ANNOTATION_HASH];
+
+describe('statefulset', () => {
+  describe('podCount', () => {
+    const table: [number, number, number][] = [[3, 0, 3], [3, 1, 6], [6, 1, 12], [3, 2, 9], [1, 0, 1]];
+    for (const [masters, replicas, want] of table) {
+      it(`is ${want} for ${masters} masters x ${replicas} replicas`, () => {
+        expect(podCount(aRedisCluster().withMasters(masters).withReplicas(replicas).spec())).to.equal(want);
+      });
+    }
+  });
+
+  describe('desiredStatefulSet', () => {
+    it('asks for the replicas it is given (more than the spec during scale-in)', () => {
+      expect(sts(aRedisCluster().withMasters(3)).spec?.replicas).to.equal(6);
+      expect(sts(aRedisCluster().withMasters(3), { replicas: 12 }).spec?.replicas).to.equal(12);
+    });
+
+    it('runs the image of spec.version, or spec.image when set', () => {
+      expect(container(sts(aRedisCluster().withVersion('7.2'))).image).to.equal('redis:7.2');
+      expect(container(sts(aRedisCluster().withVersion('7.2').withImage('registry.local/redis:7.2.4'))).image).to.equal('registry.local/redis:7.2.4');
+      expect(imageOf(aRedisCluster().spec())).to.equal('redis:7.0');
+    });
+
+    it('updates OnDelete and starts pods in parallel, so the operator chooses the restart order', () => {
+      const s = sts(aRedisCluster());
+      expect(s.spec?.updateStrategy).to.deep.equal({ type: 'OnDelete' });
+      expect(s.spec?.podManagementPolicy).to.equal('Parallel');
+      expect(s.spec?.serviceName).to.equal('redis-nodes');
+    });
+
+    const retention: [string, 'Retain' | 'Delete' | undefined, string][] = [
+      ['the default', undefined, 'Retain'], ['Retain', 'Retain', 'Retain'], ['Delete', 'Delete', 'Delete'],
+    ];
+    for (const [what, reclaim, want] of retention) {
+      it(`keeps PVCs when deleted as storage.reclaim ${what} says (${want}), and always deletes a scaled-in pod's`, () => {
+        const s = sts(aRedisCluster().withStorage(reclaim ? { reclaim } : {}));
+        expect(s.spec?.persistentVolumeClaimRetentionPolicy).to.deep.equal({ whenDeleted: want, whenScaled: 'Delete' });
+      });
+    }
+
+    it('claims storage.size of storage.className, or 1Gi of the default class', () => {
+      const withClass = sts(aRedisCluster().withStorage({ className: 'fast', size: '5Gi' })).spec?.volumeClaimTemplates?.[0]?.spec;
+      expect(withClass?.storageClassName).to.equal('fast');
+      expect(withClass?.resources?.requests).to.deep.equal({ storage: '5Gi' });
+      const plain = sts(aRedisCluster()).spec?.volumeClaimTemplates?.[0]?.spec;
+      expect(plain).to.not.have.property('storageClassName');
+      expect(plain?.resources?.requests).to.deep.equal({ storage: '1Gi' });
+    });
+
+    it('takes the password only from the Secret, by secretKeyRef, never as a value', () => {
+      const s = sts(aRedisCluster(), { auth: { name: 'my-secret', key: 'pw' } });
+      const env = container(s).env ?? [];
+      expect(env.filter((e) => e.value !== undefined)).to.deep.equal([]);
+      for (const name of ['REDIS_PASSWORD', 'REDISCLI_AUTH']) {
+        expect(env.find((e) => e.name === name)?.valueFrom?.secretKeyRef).to.deep.equal({ name: 'my-secret', key: 'pw' });
+      }
+      expect(container(s).args).to.include.members(['--requirepass', '$(REDIS_PASSWORD)', '--masterauth']);
+      expect(JSON.stringify(container(s).readinessProbe)).to.not.match(/-a |--pass|requirepass/);
+    });
+
+    it('changes the desired hash with the content and keeps it for the same content', () => {
+      const base = sts(aRedisCluster());
+      expect(desiredHash(base)).to.match(/^[0-9a-f]{16}$/);
+      expect(desiredHash(sts(aRedisCluster()))).to.equal(desiredHash(base));
+      expect(desiredHash(sts(aRedisCluster(), { replicas: 7 }))).to.not.equal(desiredHash(base));
+      expect(desiredHash(sts(aRedisCluster().withStorage({ size: '2Gi' })))).to.not.equal(desiredHash(base));
+    });
+  });
+
+  describe('restart hash on the pod template', () => {
+    const base = aRedisCluster().withConfig({ maxmemory: '100mb' });
+    const table: [string, Builder, boolean][] = [
+      ['nothing changes', aRedisCluster().withConfig({ maxmemory: '100mb' }), false],
+      ['a live-settable key changes', aRedisCluster().withConfig({ maxmemory: '200mb' }), false],
+      ['a live-settable key is added', aRedisCluster().withConfig({ maxmemory: '100mb', 'maxmemory-policy': 'allkeys-lru' }), false],
+      ['the number of pods changes', aRedisCluster().withConfig({ maxmemory: '100mb' }).withMasters(6), false],
+      ['the version changes', aRedisCluster().withConfig({ maxmemory: '100mb' }).withVersion('7.2'), true],
+      ['the image changes', aRedisCluster().withConfig({ maxmemory: '100mb' }).withImage('redis:7.0.15'), true],
+      ['a restart-only key is added', aRedisCluster().withConfig({ maxmemory: '100mb', databases: '4' }), true],
+      ['a restart-only key is added in upper case', aRedisCluster().withConfig({ maxmemory: '100mb', DATABASES: '4' }), true],
+    ];
+    for (const [what, other, changes] of table) {
+      it(`${changes ? 'changes' : 'stays'} when ${what}`, () => {
+        const a = restartHash(stsOfChildren(base));
+        const b = restartHash(stsOfChildren(other));
+        expect(a).to.be.a('string');
+        if (changes) expect(b).to.not.equal(a);
+        else expect(b).to.equal(a);
+      });
+    }
+
+    it('changes when the Secret the pods read the password from changes', () => {
+      const a = sts(aRedisCluster(), { auth: { name: 'one', key: 'password' } });
+      const b = sts(aRedisCluster(), { auth: { name: 'two', key: 'password' } });
+      expect(restartHash(b)).to.not.equal(restartHash(a));
+    });
+  });
+});
