@@ -50,6 +50,7 @@ export class ClientLoad {
   }
 
   start(workers = 6): void {
+    this.stopping = false;
     this.workers = Array.from({ length: workers }, (_, w) => this.work(w, workers));
   }
 
