@@ -2,10 +2,10 @@
 // own directory, stopped and removed by stop(). Missing redis-server fails the test: a
 // prerequisite is never turned into a skip.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createConnection } from 'node:net';
+import { createConnection, createServer, type AddressInfo } from 'node:net';
 import { requireCommand } from './prerequisites.ts';
 
 export interface RedisServer {
@@ -29,15 +29,16 @@ export interface RedisServerOptions {
   dir?: string;
 }
 
-let nextPort = 20000 + (process.pid % 2000) * 10;
-
-/** A port not in use on host: probed by connecting, so parallel runs rarely collide. */
-export async function freePort(host = '127.0.0.1'): Promise<number> {
-  for (;;) {
-    const port = nextPort++;
-    if (nextPort > 60000) nextPort = 20000;
-    if (!(await isListening(host, port))) return port;
-  }
+/** A port the OS just handed out on host (listen on 0, then close): free unless raced. */
+export function freePort(host = '127.0.0.1'): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, host, () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 export function isListening(host: string, port: number): Promise<boolean> {
@@ -49,6 +50,19 @@ export function isListening(host: string, port: number): Promise<boolean> {
 }
 
 export async function startRedis(options: RedisServerOptions = {}): Promise<RedisServer> {
+  // A port chosen here can be taken by someone else before redis-server binds it: try again.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startRedisOnce(options);
+    } catch (error) {
+      if (options.port !== undefined || attempt >= 3 || !(error instanceof PortTakenError)) throw error;
+    }
+  }
+}
+
+class PortTakenError extends Error {}
+
+async function startRedisOnce(options: RedisServerOptions): Promise<RedisServer> {
   requireCommand('redis-server');
   const host = options.host ?? '127.0.0.1';
   const port = options.port ?? (await freePort(host));
@@ -60,7 +74,12 @@ export async function startRedis(options: RedisServerOptions = {}): Promise<Redi
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const deadline = Date.now() + 10_000;
   while (!(await isListening(host, port))) {
-    if (child.exitCode !== null) throw new Error(`redis-server on ${host}:${port} exited with ${child.exitCode}; see ${dir}/redis.log`);
+    if (child.exitCode !== null) {
+      const log = await readFile(join(dir, 'redis.log'), 'utf8').catch(() => '');
+      if (ownDir) await rm(dir, { recursive: true, force: true });
+      const message = `redis-server on ${host}:${port} exited with ${child.exitCode}: ${log.trim().split('\n').slice(-2).join(' | ')}`;
+      throw /Address already in use/i.test(log) ? new PortTakenError(message) : new Error(message);
+    }
     if (Date.now() > deadline) { child.kill('SIGKILL'); throw new Error(`redis-server on ${host}:${port} did not listen within 10s`); }
     await new Promise((r) => setTimeout(r, 20));
   }
