@@ -2,7 +2,7 @@
 // what the API server holds, so an unchanged cluster costs no write. The auth Secret is
 // generated once when the spec names none, and never rewritten (its password must not change).
 import { randomBytes } from 'node:crypto';
-import type { KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject, V1PersistentVolumeClaim } from '@kubernetes/client-node';
 import { withDefaults } from '../../shared/core/api/defaults.ts';
 import type { RedisCluster } from '../../shared/core/api/v1beta1.ts';
 import type { Observed } from '../../shared/core/reconcile/observed.ts';
@@ -22,7 +22,7 @@ export function ownerOf(cluster: RedisCluster): OwnerCluster {
   return { metadata: { name: cluster.metadata.name ?? '', namespace: cluster.metadata.namespace ?? '', uid: cluster.metadata.uid ?? '' } };
 }
 
-export function desiredChildren(cluster: RedisCluster, auth: AuthRef, statefulSetReplicas: number): KubernetesObject[] {
+export function desiredChildren(cluster: RedisCluster, auth: AuthRef, statefulSetReplicas: number, existing?: Observed['children']['statefulSet']): KubernetesObject[] {
   const spec = withDefaults(cluster.spec);
   const owner = ownerOf(cluster);
   const config = effectiveConfig(spec.config);
@@ -32,7 +32,10 @@ export function desiredChildren(cluster: RedisCluster, auth: AuthRef, statefulSe
     desiredHeadlessService(owner),
     desiredClientService(owner),
     ...pdb,
-    desiredStatefulSet({ cluster: owner, spec, auth, restartConfigHash: hashOf(restartOnly(config)), replicas: statefulSetReplicas }),
+    desiredStatefulSet({
+      cluster: owner, spec, auth, restartConfigHash: hashOf(restartOnly(config)), replicas: statefulSetReplicas,
+      ...(existing?.spec?.volumeClaimTemplates ? { existingClaimTemplates: existing.spec.volumeClaimTemplates.map(claimTemplateOf) } : {}),
+    }),
   ] as KubernetesObject[];
 }
 
@@ -46,7 +49,7 @@ export async function applyChildren(kube: KubeClient, cluster: RedisCluster, obs
   const idOf = (o: KubernetesObject) => `${o.kind}/${o.metadata?.name}`;
   const current = new Map([configMap, headlessService, clientService, podDisruptionBudget, statefulSet]
     .filter((o) => o !== undefined).map((o) => [idOf(o as KubernetesObject), o as KubernetesObject]));
-  const wanted = desiredChildren(cluster, auth, statefulSetReplicas);
+  const wanted = desiredChildren(cluster, auth, statefulSetReplicas, statefulSet);
   for (const object of wanted) {
     if (current.get(idOf(object))?.metadata?.annotations?.[ANNOTATION_HASH] === object.metadata?.annotations?.[ANNOTATION_HASH]) continue;
     await kube.apply(object);
@@ -57,4 +60,9 @@ export async function applyChildren(kube: KubeClient, cluster: RedisCluster, obs
     written.push('PodDisruptionBudget');
   }
   return { written };
+}
+
+/** The part of a stored claim template that was applied (the API server adds status and defaults). */
+function claimTemplateOf(t: V1PersistentVolumeClaim): V1PersistentVolumeClaim {
+  return { metadata: { name: t.metadata?.name ?? '', ...(t.metadata?.labels ? { labels: t.metadata.labels } : {}) }, ...(t.spec ? { spec: t.spec } : {}) };
 }

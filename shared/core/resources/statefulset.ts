@@ -4,7 +4,7 @@
 // another Kubernetes node (and zone) than its master. Scale-in removes the highest ordinals
 // once the engine has drained and forgotten them. Updates are OnDelete: the operator restarts
 // pods one by one, replicas first, a master only after a planned failover.
-import type { V1StatefulSet } from '@kubernetes/client-node';
+import type { V1PersistentVolumeClaim, V1StatefulSet } from '@kubernetes/client-node';
 import { LABEL_COMPONENT } from '../api/group.ts';
 import type { DefaultedSpec } from '../api/defaults.ts';
 import { defaultImage } from '../api/versions.ts';
@@ -20,6 +20,11 @@ export interface StatefulSetInput {
   readonly restartConfigHash: string;
   /** Pods wanted now (during scale-in, more than the spec until the engine lets them go). */
   readonly replicas: number;
+  /**
+   * The claim templates of the StatefulSet that exists: they are immutable, so they are kept
+   * as they are (a larger spec.storage.size reaches new claims only; see the status warning).
+   */
+  readonly existingClaimTemplates?: readonly V1PersistentVolumeClaim[];
 }
 
 export function podCount(spec: DefaultedSpec): number {
@@ -97,8 +102,8 @@ export function desiredStatefulSet(input: StatefulSetInput): V1StatefulSet {
           volumes: [{ name: CONFIG_VOLUME, configMap: { name: names.configMap } }],
         },
       },
-      volumeClaimTemplates: [{
-        metadata: { name: DATA_VOLUME, labels: selectorLabels(name) },
+      volumeClaimTemplates: input.existingClaimTemplates ? [...input.existingClaimTemplates] : [{
+        metadata: { name: DATA_VOLUME, labels: childLabels(name, 'data') },
         spec: {
           accessModes: ['ReadWriteOnce'],
           ...(spec.storage.className ? { storageClassName: spec.storage.className } : {}),
