@@ -29,7 +29,7 @@ export function desiredChildren(cluster: RedisCluster, auth: AuthRef, statefulSe
   const pdb = spec.podDisruptionBudget?.enabled === false ? [] : [desiredPodDisruptionBudget(owner, spec.podDisruptionBudget?.maxUnavailable ?? 1)];
   return [
     desiredConfigMap(owner, renderRedisConf(config)),
-    desiredHeadlessService(owner),
+    desiredHeadlessService(owner, spec.exporter?.enabled === true),
     desiredClientService(owner),
     ...pdb,
     desiredStatefulSet({

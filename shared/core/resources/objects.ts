@@ -3,7 +3,7 @@
 import type { V1ConfigMap, V1PodDisruptionBudget, V1Secret, V1Service } from '@kubernetes/client-node';
 import { childLabels, ownerReference, selectorLabels, type OwnerCluster } from './meta.ts';
 import { BUS_PORT, CLIENT_PORT, CONFIG_FILE, PASSWORD_KEY, childNames } from './names.ts';
-import { withHash } from './statefulset.ts';
+import { EXPORTER_PORT, withHash } from './statefulset.ts';
 
 function meta(cluster: OwnerCluster, name: string, component: string) {
   return { name, namespace: cluster.metadata.namespace, labels: childLabels(cluster.metadata.name, component), ownerReferences: [ownerReference(cluster)] };
@@ -18,13 +18,17 @@ export function desiredSecret(cluster: OwnerCluster, password: string): V1Secret
   return { apiVersion: 'v1', kind: 'Secret', type: 'Opaque', metadata: meta(cluster, childNames(cluster.metadata.name).generatedSecret, 'auth'), stringData: { [PASSWORD_KEY]: password } };
 }
 
-export function desiredHeadlessService(cluster: OwnerCluster): V1Service {
+/** With the exporter on, the headless Service also names its port, for a ServiceMonitor. */
+export function desiredHeadlessService(cluster: OwnerCluster, exporter = false): V1Service {
   const name = cluster.metadata.name;
   return withHash({
     apiVersion: 'v1', kind: 'Service', metadata: meta(cluster, childNames(name).headlessService, 'nodes'),
     spec: {
       clusterIP: 'None', publishNotReadyAddresses: true, selector: selectorLabels(name),
-      ports: [{ name: 'redis', port: CLIENT_PORT, targetPort: CLIENT_PORT as never }, { name: 'bus', port: BUS_PORT, targetPort: BUS_PORT as never }],
+      ports: [
+        { name: 'redis', port: CLIENT_PORT, targetPort: CLIENT_PORT as never }, { name: 'bus', port: BUS_PORT, targetPort: BUS_PORT as never },
+        ...(exporter ? [{ name: 'metrics', port: EXPORTER_PORT, targetPort: EXPORTER_PORT as never }] : []),
+      ],
     },
   });
 }

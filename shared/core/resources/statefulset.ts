@@ -4,7 +4,7 @@
 // another Kubernetes node (and zone) than its master. Scale-in removes the highest ordinals
 // once the engine has drained and forgotten them. Updates are OnDelete: the operator restarts
 // pods one by one, replicas first, a master only after a planned failover.
-import type { V1PersistentVolumeClaim, V1StatefulSet } from '@kubernetes/client-node';
+import type { V1Container, V1EnvVar, V1PersistentVolumeClaim, V1StatefulSet } from '@kubernetes/client-node';
 import { LABEL_COMPONENT } from '../api/group.ts';
 import type { DefaultedSpec } from '../api/defaults.ts';
 import { defaultImage } from '../api/versions.ts';
@@ -98,7 +98,7 @@ export function desiredStatefulSet(input: StatefulSetInput): V1StatefulSet {
             },
             livenessProbe: { tcpSocket: { port: CLIENT_PORT as never }, initialDelaySeconds: 5, periodSeconds: 5, failureThreshold: 3 },
             volumeMounts: [{ name: DATA_VOLUME, mountPath: DATA_PATH }, { name: CONFIG_VOLUME, mountPath: CONFIG_PATH }],
-          }],
+          }, ...exporterContainers(spec, secretEnv)],
           volumes: [{ name: CONFIG_VOLUME, configMap: { name: names.configMap } }],
         },
       },
@@ -119,4 +119,20 @@ export function desiredStatefulSet(input: StatefulSetInput): V1StatefulSet {
 export function withHash<T extends { metadata?: { name?: string; annotations?: Record<string, string> } }>(object: T): T {
   const hash = hashOf(object);
   return { ...object, metadata: { ...object.metadata, annotations: { ...object.metadata?.annotations, [ANNOTATION_HASH]: hash } } };
+}
+
+export const EXPORTER_IMAGE = 'oliver006/redis_exporter:v1.62.0';
+export const EXPORTER_PORT = 9121;
+
+/** The Prometheus exporter sidecar (spec.exporter.enabled): port `metrics`, for a ServiceMonitor. */
+function exporterContainers(spec: DefaultedSpec, secretEnv: (name: string) => V1EnvVar): V1Container[] {
+  if (!spec.exporter?.enabled) return [];
+  return [{
+    name: 'exporter',
+    image: spec.exporter.image ?? EXPORTER_IMAGE,
+    env: [{ name: 'REDIS_ADDR', value: `redis://localhost:${CLIENT_PORT}` }, secretEnv('REDIS_PASSWORD'), { name: 'REDIS_EXPORTER_IS_CLUSTER', value: 'true' }],
+    ports: [{ name: 'metrics', containerPort: EXPORTER_PORT }],
+    ...(spec.exporter.resources ? { resources: spec.exporter.resources as never } : {}),
+    readinessProbe: { tcpSocket: { port: EXPORTER_PORT as never }, periodSeconds: 10 },
+  }];
 }
