@@ -10,6 +10,8 @@ import type { InstalledApi } from '../api/api-fixture.ts';
 
 export interface Driver {
   readonly writes: { verb: Verb; resource: string }[];
+  /** Every log line the reconciler wrote (debug and up), to check what it never says. */
+  readonly logLines: string[];
   /** Runs passes until `until` holds; throws with the last status when it does not in time. */
   until(key: string, what: string, until: (rc: RedisCluster | undefined) => boolean, timeoutMs?: number): Promise<RedisCluster | undefined>;
   once(key: string): Promise<void>;
@@ -20,7 +22,12 @@ export interface Driver {
 
 export function driver(api: InstalledApi): Driver {
   const writes: { verb: Verb; resource: string }[] = [];
-  const log = createLogger({ level: process.env.KNREDIS_TEST_LOG ?? 'warn', name: 'reconcile-test' });
+  const logLines: string[] = [];
+  const shown = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'].indexOf(process.env.KNREDIS_TEST_LOG ?? 'warn');
+  const log = createLogger({
+    level: 'debug', name: 'reconcile-test',
+    destination: { write: (line: string) => { logLines.push(line); if ((JSON.parse(line) as { level: number }).level >= 10 * (shown + 1)) process.stdout.write(line); } },
+  });
   const reconcile = createReconcile({
     kubeConfig: api.env.kubeConfig(), log, maxSlotsPerStep: 1024,
     counter: { count: (verb, resource) => { if (WRITE_VERBS.has(verb)) writes.push({ verb, resource }); } },
@@ -39,7 +46,7 @@ export function driver(api: InstalledApi): Driver {
     return outcome;
   };
   const driverApi: Driver = {
-    writes, get,
+    writes, logLines, get,
     async remove(namespace, name) {
       await api.env.kubectl(['delete', 'rediscluster', name, '-n', namespace, '--ignore-not-found', '--wait=false']);
       await driverApi.until(`${namespace}/${name}`, `${name} deleted`, (rc) => rc === undefined, 60_000);

@@ -45,11 +45,53 @@ describe('reconcile (on the local Kubernetes)', function () {
     }
   });
 
+  it('never puts the password in an Event, the status or a log line', async () => {
+    const secret = JSON.parse(await api.env.kubectl(['get', 'secret', 'alpha-auth', '-n', ns, '-o', 'json'])) as { data: { password: string } };
+    const password = Buffer.from(secret.data.password, 'base64').toString();
+    const events = await api.env.kubectl(['get', 'events', '-n', ns, '-o', 'json']);
+    const status = JSON.stringify((await drive.get(ns, 'alpha'))?.status);
+    expect(JSON.parse(events).items.length).to.be.greaterThan(0);
+    for (const [what, text] of [['events', events], ['status', status], ['logs', drive.logLines.join('')]] as const) {
+      expect(text.includes(password), `password found in ${what}`).to.equal(false);
+      expect(text.includes(secret.data.password), `encoded password found in ${what}`).to.equal(false);
+    }
+  });
+
+  it('changes nothing while paused, and applies the change once unpaused', async () => {
+    await api.env.kubectl(['patch', 'rediscluster', 'alpha', '-n', ns, '--type=merge', '-p', JSON.stringify({ spec: { paused: true } })]);
+    await drive.until(`${ns}/alpha`, 'alpha Paused', (rc) => rc?.status?.phase === 'Paused');
+    const before = await api.env.kubectl(['get', 'statefulset', 'alpha', '-n', ns, '-o', 'jsonpath={.metadata.generation}']);
+    await api.env.kubectl(['patch', 'rediscluster', 'alpha', '-n', ns, '--type=merge', '-p', JSON.stringify({ spec: { config: { databases: '4' } } })]);
+    drive.writes.length = 0;
+    await drive.once(`${ns}/alpha`);
+    expect(drive.writes.map((w) => w.resource)).to.deep.equal(['redisclusters/status']);
+    expect(await api.env.kubectl(['get', 'statefulset', 'alpha', '-n', ns, '-o', 'jsonpath={.metadata.generation}'])).to.equal(before);
+    await api.env.kubectl(['patch', 'rediscluster', 'alpha', '-n', ns, '--type=merge', '-p', JSON.stringify({ spec: { paused: false } })]);
+    await drive.until(`${ns}/alpha`, 'alpha rolled and Ready', (rc) => isReady(rc) && !rc?.status?.operation, 300_000);
+    expect(await api.env.kubectl(['get', 'statefulset', 'alpha', '-n', ns, '-o', 'jsonpath={.metadata.generation}'])).to.not.equal(before);
+  });
+
   it('makes no write at all when a Ready cluster is reconciled again', async () => {
     drive.writes.length = 0;
     await drive.once(`${ns}/alpha`);
     await drive.once(`${ns}/alpha`);
     expect(drive.writes).to.deep.equal([]);
+  });
+
+  it('uses the password of a Secret the spec names', async () => {
+    await api.env.kubectl(['create', 'secret', 'generic', 'bring-your-own', '-n', ns, '--from-literal=pw=correct-horse-battery']);
+    await apply({ apiVersion: 'cache.redis.io/v1beta1', kind: 'RedisCluster', metadata: { name: 'byo', namespace: ns }, spec: { masters: 3, replicasPerMaster: 0, auth: { secretRef: { name: 'bring-your-own', key: 'pw' } }, storage: { reclaim: 'Delete' } } });
+    const rc = await drive.until(`${ns}/byo`, 'byo Ready', isReady, 240_000);
+    const client = new Cluster([{ host: rc?.status?.shards?.[0]?.master?.ip ?? '', port: 6379 }], { redisOptions: { password: 'correct-horse-battery' } });
+    try {
+      await client.set('hello', 'world');
+      expect(await client.get('hello')).to.equal('world');
+    } finally {
+      client.disconnect();
+    }
+    expect(await api.env.kubectl(['get', 'secret', '-n', ns, '-o', 'name'])).to.not.contain('byo-auth');
+    await drive.remove(ns, 'byo');
+    expect(await api.env.kubectl(['get', 'secret', 'bring-your-own', '-n', ns, '-o', 'name'])).to.contain('bring-your-own');
   });
 
   it('removes everything it created when the RedisCluster is deleted, keeping PVCs by default', async () => {
