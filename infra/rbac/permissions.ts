@@ -1,0 +1,100 @@
+// Every Kubernetes API call knredis makes, by the identity that makes it, written down next to
+// the code that makes it. The RBAC manifests (ServiceAccounts, ClusterRoles, bindings) are
+// rendered from this list (infra/rbac/render.ts) into infra/rbac/rbac.yaml (both runtimes),
+// infra/kubernetes/rbac.yaml and infra/knative/rbac.yaml; test/integration/infra/rbac.test.ts
+// asks the real API server's authorizer that each identity may do exactly this and no more.
+// When code starts a new call, add it here and run `npx tsx infra/rbac/generate.ts`.
+import { GROUP, PLURAL } from '../../shared/core/api/group.ts';
+
+export const NAMESPACE = 'knredis-system';
+
+export type RbacVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
+
+export interface Permission {
+  /** API group; '' is the core group. */
+  readonly group: string;
+  /** Plural resource, with '/subresource' when it is one. */
+  readonly resource: string;
+  readonly verbs: readonly RbacVerb[];
+  /** The code that needs it. */
+  readonly usedBy: string;
+}
+
+export type Runtime = 'kubernetes' | 'knative';
+
+export interface Identity {
+  /** Name of the ServiceAccount, the ClusterRole and the ClusterRoleBinding. */
+  readonly name: string;
+  readonly description: string;
+  /** Only in this runtime's manifests (infra/<runtime>/rbac.yaml); both when absent. */
+  readonly runtime?: Runtime;
+  readonly permissions: readonly Permission[];
+}
+
+// Server-side apply of an object that does not exist yet creates it: the API server checks
+// `create` as well as `patch` then (the children are all applied that way).
+const applied = ['get', 'create', 'patch'] as const;
+const kube = 'shared/io/kube/kube-client.ts';
+
+export const identities: readonly Identity[] = [
+  {
+    name: 'knredis-reconcile',
+    description: 'the reconcile worker (functions/reconcile) and its periodic resync',
+    permissions: [
+      { group: GROUP, resource: PLURAL, verbs: ['get', 'list', 'patch'], usedBy: `reconcile.ts getCluster; functions/kube.ts kubeListClusterKeys (resync); ${kube} setFinalizers (merge patch)` },
+      { group: GROUP, resource: `${PLURAL}/status`, verbs: ['update'], usedBy: `${kube} replaceStatus (PUT of the status subresource)` },
+      // Owner references with blockOwnerDeletion need it where OwnerReferencesPermissionEnforcement is on.
+      { group: GROUP, resource: `${PLURAL}/finalizers`, verbs: ['update'], usedBy: 'children.ts (ownerReferences with blockOwnerDeletion)' },
+      { group: 'apps', resource: 'statefulsets', verbs: applied, usedBy: 'observe.ts read; children.ts apply' },
+      { group: '', resource: 'services', verbs: applied, usedBy: 'observe.ts read (headless and client Service); children.ts apply' },
+      { group: '', resource: 'configmaps', verbs: applied, usedBy: 'observe.ts read; children.ts apply (redis.conf)' },
+      { group: '', resource: 'secrets', verbs: applied, usedBy: 'observe.ts read (auth password); children.ts apply (generated Secret)' },
+      { group: 'policy', resource: 'poddisruptionbudgets', verbs: [...applied, 'delete'], usedBy: 'observe.ts read; children.ts apply, delete when disabled' },
+      { group: '', resource: 'pods', verbs: ['list', 'delete'], usedBy: 'observe.ts listPods; reconcile.ts restartPod (rolling update), force-delete on a lost node' },
+      { group: '', resource: 'persistentvolumeclaims', verbs: ['list', 'patch', 'delete'], usedBy: 'observe.ts listClaims; reconcile.ts annotate (node id); finalize.ts delete (reclaim: Delete)' },
+      { group: '', resource: 'nodes', verbs: ['list'], usedBy: 'observe.ts listNodes (zones, lost nodes)' },
+      { group: '', resource: 'events', verbs: ['get', 'create', 'patch'], usedBy: `events.ts through ${kube} event (create, or get + patch the count)` },
+    ],
+  },
+  {
+    name: 'knredis-ingest',
+    description: 'the CloudEvents sink (functions/ingest): owner lookup of reference-mode events',
+    permissions: [
+      { group: GROUP, resource: PLURAL, verbs: ['get'], usedBy: 'functions/kube.ts existingClusters' },
+      ...([['', 'pods'], ['', 'services'], ['', 'configmaps'], ['', 'secrets'], ['', 'persistentvolumeclaims'], ['apps', 'statefulsets'], ['policy', 'poddisruptionbudgets']] as const)
+        .map(([group, resource]) => ({ group, resource, verbs: ['get'] as const, usedBy: 'functions/kube.ts readMeta (functions/ingest/to-keys.ts childKinds)' })),
+    ],
+  },
+  {
+    name: 'knredis-event-source',
+    description: 'the built-in event source (functions/event-source), clusters without Knative',
+    runtime: 'kubernetes',
+    permissions: [
+      { group: GROUP, resource: PLURAL, verbs: ['list', 'watch'], usedBy: 'functions/event-source/watched.ts' },
+      ...([['', 'pods'], ['', 'services'], ['', 'configmaps'], ['', 'secrets'], ['', 'persistentvolumeclaims'], ['apps', 'statefulsets'], ['policy', 'poddisruptionbudgets']] as const)
+        .map(([group, resource]) => ({ group, resource, verbs: ['list', 'watch'] as const, usedBy: 'functions/event-source/watched.ts (labelled children)' })),
+    ],
+  },
+  {
+    // Knative's ApiServerSource runs its adapter as this ServiceAccount (infra/knative/apiserversource.yaml).
+    // It watches no Secrets: resource mode would put their data in the CloudEvents.
+    name: 'knredis-apiserversource',
+    description: "Knative's ApiServerSource adapter: get/list/watch of what it watches",
+    runtime: 'knative',
+    permissions: [
+      { group: GROUP, resource: PLURAL, verbs: ['get', 'list', 'watch'], usedBy: 'infra/knative/apiserversource.yaml' },
+      ...([['', 'pods'], ['', 'services'], ['', 'configmaps'], ['', 'persistentvolumeclaims'], ['apps', 'statefulsets'], ['policy', 'poddisruptionbudgets']] as const)
+        .map(([group, resource]) => ({ group, resource, verbs: ['get', 'list', 'watch'] as const, usedBy: 'infra/knative/apiserversource.yaml (labelled children)' })),
+    ],
+  },
+];
+
+/** Functions that make no Kubernetes API call: a ServiceAccount without a token. */
+export const tokenless: readonly { name: string; description: string }[] = [
+  { name: 'knredis-webhooks', description: 'the admission and conversion webhooks (pure functions of the review)' },
+  { name: 'knredis-dashboard', description: 'bull-board and queue metrics (Redis only)' },
+];
+
+export function serviceAccountUser(name: string, namespace = NAMESPACE): string {
+  return `system:serviceaccount:${namespace}:${name}`;
+}
