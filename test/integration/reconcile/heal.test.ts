@@ -1,11 +1,8 @@
 import { expect } from 'chai';
-import { NodePool } from '../../../shared/io/redis/connection.ts';
-import { observe } from '../../../shared/io/redis/observe.ts';
 import type { RedisCluster } from '../../../shared/core/api/v1beta1.ts';
 import { installApi, type InstalledApi } from '../api/api-fixture.ts';
-import { bulkLoad, ClientLoad } from '../cluster/client-load.ts';
 import { driver, isReady, type Driver } from './harness.ts';
-import { clusterPassword, podPlacements } from './pods.ts';
+import { loadedCluster, type LoadedCluster } from './pods.ts';
 
 /** Ready, 3 shards each with a linked replica on another node, all 6 pods Ready. */
 function fullShape(rc: RedisCluster | undefined): boolean {
@@ -17,8 +14,7 @@ describe('reconcile: healing after pod and node failures (on the local Kubernete
   let api: InstalledApi;
   let drive: Driver;
   let ns: string;
-  let password: string;
-  let load: ClientLoad | undefined;
+  let cluster: LoadedCluster | undefined;
   const key = () => `${ns}/healy`;
   const podsJson = async () => JSON.parse(await api.env.kubectl(['get', 'pods', '-n', ns, '-o', 'json'])) as { items: { metadata: { name: string; uid: string }; spec: { nodeName: string } }[] };
 
@@ -26,23 +22,10 @@ describe('reconcile: healing after pod and node failures (on the local Kubernete
     api = await installApi(`knredis-heal-${process.pid}`);
     drive = driver(api);
     ns = await api.namespace(`rc-heal-${process.pid}`);
-    await api.env.kubectl(['apply', '-f', '-'], { input: JSON.stringify({ apiVersion: 'cache.redis.io/v1beta1', kind: 'RedisCluster', metadata: { name: 'healy', namespace: ns }, spec: { masters: 3, replicasPerMaster: 1, storage: { reclaim: 'Delete' } } }) });
-    await drive.until(key(), 'healy Ready', fullShape, 240_000);
-    password = await clusterPassword(api, ns, 'healy');
-    const pool = new NodePool({ auth: { password } });
-    try {
-      await bulkLoad(await observe(await podPlacements(api, ns), pool), 'h', 5_000, password);
-    } finally {
-      await pool.close();
-    }
-    const rc = await drive.get(ns, 'healy');
-    load = new ClientLoad((rc?.status?.shards ?? []).map((s) => ({ ip: s.master?.ip ?? '', port: 6379 })), 'h', 5_000, password);
-    load.start(2);
+    cluster = await loadedCluster(api, drive, { namespace: ns, name: 'healy', spec: { masters: 3, replicasPerMaster: 1, storage: { reclaim: 'Delete' } }, ready: fullShape, keys: 5_000, prefix: 'h', workers: 2 });
   });
   after(async () => {
-    await load?.stop();
-    await load?.close();
-    await drive?.remove(ns, 'healy');
+    await cluster?.close();
     await api?.stop();
   });
 
@@ -53,10 +36,10 @@ describe('reconcile: healing after pod and node failures (on the local Kubernete
     await api.env.kubectl(['delete', 'pod', master, '-n', ns, '--wait=false']);
     await drive.until(key(), 'healy back to full shape', (now) => fullShape(now) && now?.status?.shards?.some((s) => s.master?.pod === master || s.replicas?.some((r) => r.pod === master)) === true, 300_000);
     expect((await podsJson()).items.find((p) => p.metadata.name === master)?.metadata.uid).to.not.equal(uid);
-    const report = await load?.stop();
+    const report = await cluster?.load.stop();
     expect(report?.ops).to.be.greaterThan(0);
-    expect(await load?.verify()).to.deep.equal([]);
-    load?.start(2);
+    expect(await cluster?.load.verify()).to.deep.equal([]);
+    cluster?.load.start(2);
   });
 
   it('heals back to full shape, pods on other nodes, when a whole node fails', async () => {
@@ -68,9 +51,9 @@ describe('reconcile: healing after pod and node failures (on the local Kubernete
       await drive.until(key(), `healy back to full shape without ${victim}`, fullShape, 400_000);
       const now = await podsJson();
       for (const name of lost) expect(now.items.find((p) => p.metadata.name === name)?.spec.nodeName, name).to.not.equal(victim);
-      const report = await load?.stop();
+      const report = await cluster?.load.stop();
       expect(report?.ops).to.be.greaterThan(0);
-      expect(await load?.verify()).to.deep.equal([]);
+      expect(await cluster?.load.verify()).to.deep.equal([]);
     } finally {
       await api.env.kubelet.restoreNode(victim);
     }

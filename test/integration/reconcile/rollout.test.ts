@@ -1,11 +1,8 @@
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { installApi, type InstalledApi } from '../api/api-fixture.ts';
-import { NodePool } from '../../../shared/io/redis/connection.ts';
-import { observe } from '../../../shared/io/redis/observe.ts';
-import { bulkLoad, ClientLoad } from '../cluster/client-load.ts';
 import { driver, isReady, type Driver } from './harness.ts';
-import { clusterPassword, podPlacements } from './pods.ts';
+import { loadedCluster, podPlacements, type LoadedCluster } from './pods.ts';
 
 interface PodInfo { uid: string; restarts: number }
 
@@ -14,8 +11,7 @@ describe('reconcile: config changes and rolling updates (on the local Kubernetes
   let api: InstalledApi;
   let drive: Driver;
   let ns: string;
-  let password: string;
-  let load: ClientLoad | undefined;
+  let cluster: LoadedCluster | undefined;
   const key = () => `${ns}/rolly`;
 
   const pods = async (): Promise<Map<string, PodInfo>> => {
@@ -29,23 +25,10 @@ describe('reconcile: config changes and rolling updates (on the local Kubernetes
     api = await installApi(`knredis-rollout-${process.pid}`);
     drive = driver(api);
     ns = await api.namespace(`rc-roll-${process.pid}`);
-    await api.env.kubectl(['apply', '-f', '-'], { input: JSON.stringify({ apiVersion: 'cache.redis.io/v1beta1', kind: 'RedisCluster', metadata: { name: 'rolly', namespace: ns }, spec: { masters: 3, replicasPerMaster: 1, version: '7.0', storage: { reclaim: 'Delete' } } }) });
-    await drive.until(key(), 'rolly Ready', isReady, 240_000);
-    password = await clusterPassword(api, ns, 'rolly');
-    const pool = new NodePool({ auth: { password } });
-    try {
-      await bulkLoad(await observe(await podPlacements(api, ns), pool), 'r', 5_000, password);
-    } finally {
-      await pool.close();
-    }
-    const rc = await drive.get(ns, 'rolly');
-    load = new ClientLoad([{ ip: rc?.status?.shards?.[0]?.master?.ip ?? '', port: 6379 }], 'r', 5_000, password);
-    load.start(4);
+    cluster = await loadedCluster(api, drive, { namespace: ns, name: 'rolly', spec: { masters: 3, replicasPerMaster: 1, version: '7.0', storage: { reclaim: 'Delete' } }, keys: 5_000, prefix: 'r', workers: 4 });
   });
   after(async () => {
-    await load?.stop();
-    await load?.close();
-    await drive?.remove(ns, 'rolly');
+    await cluster?.close();
     await api?.stop();
   });
 
@@ -55,7 +38,7 @@ describe('reconcile: config changes and rolling updates (on the local Kubernetes
     await readyAgain();
     await drive.once(key());
     for (const pod of await podPlacements(api, ns)) {
-      const node = new Redis({ host: pod.address.ip, port: 6379, password });
+      const node = new Redis({ host: pod.address.ip, port: 6379, password: cluster?.password ?? '' });
       try {
         expect(await node.config('GET', 'maxmemory-policy'), pod.name).to.deep.equal(['maxmemory-policy', 'allkeys-lru']);
       } finally {
@@ -74,8 +57,8 @@ describe('reconcile: config changes and rolling updates (on the local Kubernetes
     const sts = JSON.parse(await api.env.kubectl(['get', 'statefulset', 'rolly', '-n', ns, '-o', 'json'])) as { spec: { template: { spec: { containers: { image: string }[] } } } };
     expect(sts.spec.template.spec.containers[0]?.image).to.equal('redis:7.2');
     expect(rc?.status?.slotsCovered).to.equal(16384);
-    const report = await load?.stop();
+    const report = await cluster?.load.stop();
     expect(report?.errors, report?.samples.join('\n')).to.equal(0);
-    expect(await load?.verify()).to.deep.equal([]);
+    expect(await cluster?.load.verify()).to.deep.equal([]);
   });
 });

@@ -1,10 +1,7 @@
 import { expect } from 'chai';
-import { NodePool } from '../../../shared/io/redis/connection.ts';
-import { observe } from '../../../shared/io/redis/observe.ts';
 import { installApi, type InstalledApi } from '../api/api-fixture.ts';
-import { bulkLoad, ClientLoad } from '../cluster/client-load.ts';
 import { driver, isReady, type Driver } from './harness.ts';
-import { clusterPassword, podPlacements } from './pods.ts';
+import { loadedCluster, type LoadedCluster } from './pods.ts';
 
 const KEYS = Number(process.env.KNREDIS_SCALE_KEYS ?? 100_000);
 
@@ -13,30 +10,17 @@ describe('reconcile: scaling with live slot migration (on the local Kubernetes)'
   let api: InstalledApi;
   let drive: Driver;
   let ns: string;
-  let load: ClientLoad | undefined;
+  let cluster: LoadedCluster | undefined;
   const key = () => `${ns}/scaly`;
 
   before(async () => {
     api = await installApi(`knredis-scale-${process.pid}`);
     drive = driver(api);
     ns = await api.namespace(`rc-scale-${process.pid}`);
-    await api.env.kubectl(['apply', '-f', '-'], { input: JSON.stringify({ apiVersion: 'cache.redis.io/v1beta1', kind: 'RedisCluster', metadata: { name: 'scaly', namespace: ns }, spec: { masters: 3, replicasPerMaster: 1, storage: { reclaim: 'Delete' } } }) });
-    await drive.until(key(), 'scaly Ready', isReady, 240_000);
-    const password = await clusterPassword(api, ns, 'scaly');
-    const pool = new NodePool({ auth: { password } });
-    try {
-      await bulkLoad(await observe(await podPlacements(api, ns), pool), 'k', KEYS, password);
-    } finally {
-      await pool.close();
-    }
-    const rc = await drive.get(ns, 'scaly');
-    load = new ClientLoad([{ ip: rc?.status?.shards?.[0]?.master?.ip ?? '', port: 6379 }], 'k', KEYS, password);
-    load.start(4);
+    cluster = await loadedCluster(api, drive, { namespace: ns, name: 'scaly', spec: { masters: 3, replicasPerMaster: 1, storage: { reclaim: 'Delete' } }, keys: KEYS, prefix: 'k', workers: 4 });
   });
   after(async () => {
-    await load?.stop();
-    await load?.close();
-    await drive?.remove(ns, 'scaly');
+    await cluster?.close();
     await api?.stop();
   });
 
@@ -49,8 +33,8 @@ describe('reconcile: scaling with live slot migration (on the local Kubernetes)'
     const rc = await scaleTo(6);
     expect(rc?.status?.shards).to.have.length(6);
     expect(rc?.status?.slotsCovered).to.equal(16384);
-    const report = { ...(await load?.stop()) };
-    load?.start(4);
+    const report = { ...(await cluster?.load.stop()) };
+    cluster?.load.start(4);
     expect(report.errors, report.samples?.join('\n')).to.equal(0);
     expect(report.ops).to.be.greaterThan(0);
   });
@@ -58,9 +42,9 @@ describe('reconcile: scaling with live slot migration (on the local Kubernetes)'
   it('scales 6 -> 3 masters the same way, and the removed pods and their claims go', async () => {
     const rc = await scaleTo(3);
     expect(rc?.status?.shards).to.have.length(3);
-    const report = await load?.stop();
+    const report = await cluster?.load.stop();
     expect(report?.errors, report?.samples.join('\n')).to.equal(0);
-    expect(await load?.verify()).to.deep.equal([]);
+    expect(await cluster?.load.verify()).to.deep.equal([]);
     await api.env.waitFor(async () => {
       const pods = (await api.env.kubectl(['get', 'pods', '-n', ns, '-o', 'name'])).trim().split('\n').filter(Boolean);
       const claims = (await api.env.kubectl(['get', 'pvc', '-n', ns, '-o', 'name'])).trim().split('\n').filter(Boolean);
