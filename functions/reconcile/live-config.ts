@@ -28,6 +28,17 @@ export function normalizeValue(value: string, key = ''): string {
   }).join(' ');
 }
 
+/** Whether Redis' value of `key` already is the wanted one (of client-output-buffer-limit, the classes the spec names). */
+export function sameValue(key: string, current: string, wanted: string): boolean {
+  const have = normalizeValue(current, key);
+  const want = normalizeValue(wanted, key);
+  if (key !== 'client-output-buffer-limit') return have === want;
+  // Redis prints every class as `class hard soft seconds`; setting one class keeps the others.
+  const classes = (v: string) => v.split(' ').flatMap((w, i, all) => (i % 4 === 0 ? [all.slice(i, i + 4).join(' ')] : []));
+  const held = new Set(classes(have));
+  return classes(want).every((c) => held.has(c));
+}
+
 export async function applyLiveConfig(pool: NodePool, nodes: readonly Address[], wanted: Readonly<Record<string, string>>): Promise<string[]> {
   const changed = new Set<string>();
   const keys = Object.keys(wanted);
@@ -39,7 +50,7 @@ export async function applyLiveConfig(pool: NodePool, nodes: readonly Address[],
     const set: string[] = [];
     for (const key of keys) {
       const value = wanted[key] as string;
-      if (have.has(key) && normalizeValue(have.get(key) as string, key) !== normalizeValue(value, key)) set.push(key, configSetValue(value));
+      if (have.has(key) && !sameValue(key, have.get(key) as string, value)) set.push(key, configSetValue(value));
     }
     if (set.length === 0) return;
     await command(pool, address, 'CONFIG SET', ['CONFIG', 'SET', ...set]);
