@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { configSetValue, normalizeValue } from '../../../functions/reconcile/live-config.ts';
+import { configSetValue, normalizeValue, sameValue } from '../../../functions/reconcile/live-config.ts';
 
 describe('live-config', () => {
   describe('normalizeValue', () => {
@@ -58,6 +58,24 @@ describe('live-config', () => {
     for (const [value, want] of table) {
       it(`sends ${JSON.stringify(value)} as ${JSON.stringify(want)} (CONFIG SET refuses redis.conf's quotes)`, () => {
         expect(configSetValue(value)).to.equal(want);
+      });
+    }
+  });
+
+  describe('sameValue', () => {
+    const redis = 'normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60';
+    const table: [string, string, string, boolean][] = [
+      ['client-output-buffer-limit', redis, 'pubsub 32mb 8mb 60', true],
+      ['client-output-buffer-limit', redis, 'replica 256mb 64mb 60 normal 0 0 0', true],
+      ['client-output-buffer-limit', redis, 'normal 0 0 0 replica 256mb 64mb 60 pubsub 32mb 8mb 60', true],
+      ['client-output-buffer-limit', redis, 'pubsub 64mb 8mb 60', false],
+      ['client-output-buffer-limit', redis, 'normal 0 0 0 pubsub 32mb 8mb 61', false],
+      ['maxmemory', '104857600', '100mb', true],
+      ['maxmemory', '104857600', '100m', false],
+    ];
+    for (const [key, current, wanted, same] of table) {
+      it(`${same ? 'finds' : 'does not find'} ${key} ${JSON.stringify(wanted)} in Redis' ${JSON.stringify(current)}`, () => {
+        expect(sameValue(key, current, wanted)).to.equal(same);
       });
     }
   });
