@@ -1,41 +1,21 @@
-// List + watch of one resource with client-node's informer: it lists first (so everything
-// that exists is emitted as `add`), re-lists on 410 Gone, and reports errors; on an error
-// (API server restarted, watch broken) it is started again after a backoff.
-import { KubernetesObjectApi, makeInformer, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
-import { backoffDelay, type BackoffPolicy } from '../../shared/core/queue/backoff.ts';
-import type { Verb } from '../../shared/core/apiserver-events.ts';
+// Watching one resource for the event source: the list-watch loop over the real API server.
+// List items come without apiVersion/kind; the events need them, so they are set here.
+import { KubernetesObjectApi, Watch, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import type { BackoffPolicy } from '../../shared/core/queue/backoff.ts';
 import type { Logger } from '../../shared/io/log.ts';
+import { startListWatch, type OnChange } from './list-watch.ts';
+import { watchClient } from './watch-client.ts';
 import type { WatchedResource } from './watched.ts';
 
-export type OnChange = (object: KubernetesObject, verb: Verb) => void;
+export type { OnChange } from './list-watch.ts';
 
 export function watchResource(kc: KubeConfig, resource: WatchedResource, onChange: OnChange, backoff: BackoffPolicy, log: Logger): { stop(): Promise<void> } {
   const objects = KubernetesObjectApi.makeApiClient(kc);
   const namespace = /\/namespaces\/([^/]+)\//.exec(resource.path)?.[1];
   const list = () => objects.list(resource.apiVersion, resource.kind, namespace, undefined, undefined, undefined, undefined, resource.labelSelector);
-  const informer = makeInformer(kc, resource.path, list, resource.labelSelector);
-  // List items come without apiVersion/kind; events need them.
+  // Like client-go: each watch asks the server to end it after 5 to 10 minutes.
+  const timeoutSeconds = 300 + Math.floor(Math.random() * 300);
+  const client = watchClient(new Watch(kc), list, { path: resource.path, labelSelector: resource.labelSelector, timeoutSeconds });
   const typed = (o: KubernetesObject) => ({ ...o, apiVersion: resource.apiVersion, kind: resource.kind });
-  informer.on('add', (o) => onChange(typed(o), 'add'));
-  informer.on('update', (o) => onChange(typed(o), 'update'));
-  informer.on('delete', (o) => onChange(typed(o), 'delete'));
-  let stopped = false;
-  let failures = 0;
-  let timer: NodeJS.Timeout | undefined;
-  informer.on('connect', () => { failures = 0; });
-  informer.on('error', (error: unknown) => {
-    if (stopped) return;
-    failures++;
-    const delay = backoffDelay(failures, backoff, Math.random);
-    log.warn({ kind: resource.kind, err: error, retryInMs: delay }, 'watch failed; starting it again');
-    timer = setTimeout(() => { if (!stopped) void informer.start().catch(() => {}); }, delay);
-  });
-  void informer.start().catch(() => {});
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await informer.stop();
-    },
-  };
+  return startListWatch({ client, onChange: (o, verb) => onChange(typed(o), verb), backoff, log: log.child({ kind: resource.kind }) });
 }
