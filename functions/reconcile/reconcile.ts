@@ -9,7 +9,7 @@ import { withDefaults } from '../../shared/core/api/defaults.ts';
 import type { RedisCluster, RedisClusterStatus } from '../../shared/core/api/v1beta1.ts';
 import { done, requeueAfter, type Outcome } from '../../shared/core/outcome.ts';
 import { nextLostPodCheck, podsToForceDelete } from '../../shared/core/reconcile/lost-pods.ts';
-import { computeStatus } from '../../shared/core/reconcile/status.ts';
+import { computeStatus, pausedStatus } from '../../shared/core/reconcile/status.ts';
 import { ANNOTATION_NODE_ID, stableJson } from '../../shared/core/resources/meta.ts';
 import { claimsToRecord } from '../../shared/core/reconcile/desired-cluster.ts';
 import { FINALIZER } from '../../shared/core/resources/names.ts';
@@ -62,7 +62,7 @@ async function reconcileOnce(kube: KubeClient, key: string, context: ReconcileCo
   const statusBase = { name, generation: cluster.metadata.generation ?? 0, previous: cluster.status, expectedPods: podCount(spec), pods: observed.pods, now: new Date(now).toISOString() };
   // 4: paused: report, change nothing
   if (spec.paused) {
-    await writeStatus(kube, cluster, computeStatus({ ...statusBase, topology: undefined, plan: undefined, paused: true }));
+    await writeStatus(kube, cluster, pausedStatus(cluster.status, statusBase.generation, statusBase.now));
     return done();
   }
   const auth = authRefOf(cluster);
@@ -104,7 +104,7 @@ async function reconcileOnce(kube: KubeClient, key: string, context: ReconcileCo
     await kube.annotate('v1', 'PersistentVolumeClaim', namespace, claim, { [ANNOTATION_NODE_ID]: nodeId });
   }
   // 8: finished scale-in shrinks the StatefulSet; pods stuck on a lost node are let go
-  const shrunk = statefulSetReplicas(spec, observed, pass.plan.removable);
+  const shrunk = statefulSetReplicas(spec, observed, pass.plan.removable, pass.plan.converged);
   if (shrunk !== replicas) {
     await applyChildren(kube, cluster, observed, auth, shrunk);
     await events.normal('ScaledIn', `removed ${replicas - shrunk} drained node(s) from the StatefulSet`);

@@ -111,3 +111,14 @@ export function shardsOf(topology: Topology | undefined, pods: readonly Observed
     };
   });
 }
+
+/**
+ * While paused nothing is observed, so what was last seen stays (shards, counts, Ready and
+ * Degraded as they were) and only Progressing and the phase say that changes wait.
+ */
+export function pausedStatus(previous: RedisClusterStatus | undefined, generation: number, now: string): RedisClusterStatus {
+  const kept = (previous?.conditions ?? []).filter((c) => c.type !== 'Progressing');
+  const progressing = keepTransition(condition('Progressing', false, 'Paused', 'reconciliation is paused (spec.paused): changes wait until it is unpaused'), previous?.conditions, now, generation);
+  const { operation: _operation, ...rest } = previous ?? {};
+  return { ...rest, observedGeneration: generation, phase: 'Paused', conditions: [...kept, progressing] };
+}

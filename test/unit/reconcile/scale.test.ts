@@ -29,5 +29,19 @@ describe('scale', () => {
         expect(statefulSetReplicas(spec, obs, removable)).to.equal(want);
       });
     }
+
+    const stuck = (): Observed => {
+      const o = observed(12, 12);
+      return { ...o, pods: o.pods.map((p) => (p.ordinal === 11 ? { ...p, phase: 'Pending', ip: undefined, ready: false } as Observed['pods'][number] : p)) };
+    };
+    it('lets a leaving pod that never ran go once the cluster converged without it', () => {
+      expect(statefulSetReplicas(spec3x1, stuck(), drained(6, 11), true)).to.equal(6);
+    });
+    it('keeps a leaving pod that never ran while the cluster has not converged', () => {
+      expect(statefulSetReplicas(spec3x1, stuck(), drained(6, 11), false)).to.equal(12);
+    });
+    it('keeps a running leaving pod the engine has not let go, even when converged', () => {
+      expect(statefulSetReplicas(spec3x1, observed(12, 12), drained(6, 11), true)).to.equal(12);
+    });
   });
 });

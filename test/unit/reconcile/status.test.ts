@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { Condition } from '../../../shared/core/api/k8s-types.ts';
 import type { RedisClusterStatus } from '../../../shared/core/api/v1beta1.ts';
 import type { Topology } from '../../../shared/core/cluster/topology.ts';
-import { computeStatus, shardsOf, type StatusInput } from '../../../shared/core/reconcile/status.ts';
+import { computeStatus, pausedStatus, shardsOf, type StatusInput } from '../../../shared/core/reconcile/status.ts';
 import { aTopology, pods, threeByOne, type NodeSpec } from '../cluster/builders.ts';
 import { aPlan, somePods } from './builders.ts';
 
@@ -195,5 +195,24 @@ describe('status', () => {
     it('names the first shard\'s master as masterPod', () => {
       expect(status().masterPod).to.equal('redis-0');
     });
+  });
+});
+
+describe('pausedStatus', () => {
+  const previous = status();
+
+  it('keeps what was last seen and only says that changes wait', () => {
+    const s = pausedStatus(previous, 7, T1);
+    expect(s.shards).to.deep.equal(previous.shards);
+    expect(s.slotsCovered).to.equal(previous.slotsCovered);
+    expect(s.phase).to.equal('Paused');
+    expect(s.observedGeneration).to.equal(7);
+    expect(s.conditions?.find((c) => c.type === 'Ready')).to.deep.equal(previous.conditions?.find((c) => c.type === 'Ready'));
+    expect(s.conditions?.find((c) => c.type === 'Progressing')).to.include({ status: 'False', reason: 'Paused' });
+  });
+
+  it('drops the operation in flight', () => {
+    const s = pausedStatus({ ...previous, operation: { type: 'ScaleOut', progress: 'migrating slots: 1/2' } }, 7, T1);
+    expect(s.operation).to.equal(undefined);
   });
 });
