@@ -70,10 +70,17 @@ async function shutdown(reason: string, code: number): Promise<never> {
   say(failed ? 'stopped, with errors (above)' : 'stopped');
   process.exit(failed ? 1 : code);
 }
+// Ctrl-C reaches this process twice when run through tsx (the terminal's, then tsx's relay,
+// late on a busy machine): a repeat within 2 s is that echo, not a second Ctrl-C.
+let firstSignalAt = 0;
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   process.on(signal, () => {
-    if (stopping) process.exit(130); // the exit hooks kill what is left
-    void shutdown(signal, 0);
+    if (!stopping) {
+      firstSignalAt = Date.now();
+      void shutdown(signal, 0);
+    } else if (Date.now() - firstSignalAt > 2_000) {
+      process.exit(130); // the exit hooks kill what is left
+    }
   });
 }
 
