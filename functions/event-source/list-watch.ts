@@ -12,6 +12,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { backoffDelay, type BackoffPolicy } from '../../shared/core/queue/backoff.ts';
 import type { Verb } from '../../shared/core/apiserver-events.ts';
 import type { Logger } from '../../shared/io/log.ts';
+import { abortableSleep } from './sleep.ts';
 import { isConnectionError, isExpired, type ListWatchClient, type WatchEvent } from './watch-client.ts';
 
 export type OnChange = (object: KubernetesObject, verb: Verb) => void;
@@ -28,14 +29,6 @@ export interface ListWatchOptions {
 
 const keyOf = (o: KubernetesObject) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
 const versionOf = (o: KubernetesObject) => o.metadata?.resourceVersion;
-
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() { clearTimeout(timer); signal.removeEventListener('abort', done); resolve(); }
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
 
 export function startListWatch(options: ListWatchOptions): { stop(): Promise<void> } {
   const { client, onChange, backoff, log, random = Math.random, sleep = abortableSleep } = options;

@@ -1,9 +1,12 @@
 // POSTs CloudEvents to K_SINK in binary mode, retrying network errors, 429 and 5xx with the
-// capped backoff. An event that still fails is dropped and logged: the periodic resync
-// catches what was missed (as with ApiServerSource).
+// capped backoff, waiting at least what a Retry-After asks (within the cap). Any other status
+// (400, 413, ...) is final: the sink has judged the event. An event that still fails after
+// maxAttempts is dropped and logged: the periodic resync catches what was missed (as with
+// ApiServerSource). stop() ends every retry at once.
 import { HTTP, type CloudEvent } from 'cloudevents';
 import { backoffDelay, type BackoffPolicy } from '../../shared/core/queue/backoff.ts';
 import type { Logger } from '../../shared/io/log.ts';
+import { abortableSleep } from './sleep.ts';
 
 export interface SinkOptions {
   readonly url: string;
@@ -11,36 +14,49 @@ export interface SinkOptions {
   readonly maxAttempts: number;
   readonly timeoutMs: number;
   readonly log: Logger;
-  readonly sleep?: (ms: number) => Promise<void>;
+  readonly random?: () => number;
+  /** Waits ms or until signal aborts (tests record the delays). */
+  readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
 export type Send = (event: CloudEvent<unknown>) => Promise<boolean>;
 
 const retriable = (status: number) => status === 429 || status >= 500;
 
+/** Retry-After in seconds (the HTTP-date form is not used by Knative nor ingest). */
+function retryAfterMs(res: Response): number {
+  const seconds = Number(res.headers.get('retry-after'));
+  return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 0;
+}
+
 export function sinkSender(options: SinkOptions): Send & { stop(): void } {
-  const { url, backoff, maxAttempts, log } = options;
-  let stopped = false;
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const { url, backoff, maxAttempts, log, random = Math.random, sleep = abortableSleep } = options;
+  const stopping = new AbortController();
   const send = async (event: CloudEvent<unknown>): Promise<boolean> => {
     const message = HTTP.binary(event);
-    for (let attempt = 1; attempt <= maxAttempts && !stopped; attempt++) {
+    const about = { type: event.type, subject: event.subject, id: event.id };
+    for (let attempt = 1; attempt <= maxAttempts && !stopping.signal.aborted; attempt++) {
+      let atLeastMs = 0;
       try {
-        const res = await fetch(url, { method: 'POST', headers: message.headers as Record<string, string>, body: String(message.body), signal: AbortSignal.timeout(options.timeoutMs) });
+        const res = await fetch(url, {
+          method: 'POST', headers: message.headers as Record<string, string>, body: String(message.body),
+          signal: AbortSignal.any([stopping.signal, AbortSignal.timeout(options.timeoutMs)]),
+        });
         await res.arrayBuffer();
-        const status = res.status;
-        if (status < 300) return true;
-        if (!retriable(status)) {
-          log.warn({ status, type: event.type, subject: event.subject }, 'sink refused the event');
+        if (res.status < 300) return true;
+        if (!retriable(res.status)) {
+          log.warn({ ...about, status: res.status }, 'sink refused the event; not retried');
           return false;
         }
+        atLeastMs = retryAfterMs(res);
+        log.debug({ ...about, status: res.status, attempt }, 'sink busy; retrying');
       } catch (error) {
-        log.debug({ err: error }, 'sink unreachable');
+        log.debug({ ...about, err: error, attempt }, 'sink unreachable; retrying');
       }
-      if (attempt < maxAttempts) await sleep(backoffDelay(attempt, backoff, Math.random));
+      if (attempt < maxAttempts) await sleep(Math.min(Math.max(backoffDelay(attempt, backoff, random), atLeastMs), backoff.maxMs), stopping.signal);
     }
-    log.warn({ type: event.type, subject: event.subject, attempts: maxAttempts }, 'event dropped after retries; the resync will catch up');
+    if (!stopping.signal.aborted) log.warn({ ...about, attempts: maxAttempts }, 'event dropped after retries; the resync will catch up');
     return false;
   };
-  return Object.assign(send, { stop: () => { stopped = true; } });
+  return Object.assign(send, { stop: () => stopping.abort() });
 }
