@@ -72,7 +72,7 @@ describe('infra/overlays', function () {
       expect(out.trim().split('\n')).to.have.length(objects.length);
       expect(out).to.contain('deployment.apps/knredis-reconcile serverside-applied (server dry run)');
     } finally {
-      if (created) await env.kubectl(['delete', 'namespace', NAMESPACE, '--wait=false']);
+      if (created) await env.kubectl(['delete', 'namespace', NAMESPACE, '--timeout=90s'], { timeoutMs: 120_000 }); // gone before the next file needs it
     }
   });
 

@@ -39,7 +39,7 @@ describe('infra/rbac on the API server', function () {
   after(async function () {
     if (!env) return;
     await env.kubectl(['delete', '--ignore-not-found', '--wait=false', '-f', '-'], { input: manifests }).catch(() => {});
-    if (createdNamespace) await env.kubectl(['delete', 'namespace', NAMESPACE, '--wait=false']).catch(() => {});
+    if (createdNamespace) await env.kubectl(['delete', 'namespace', NAMESPACE, '--timeout=90s'], { timeoutMs: 120_000 }).catch(() => {});
   });
 
   const allowed = async (user: string, verb: string, group: string, resource: string) => {
