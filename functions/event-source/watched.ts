@@ -1,5 +1,7 @@
 // What the built-in event source watches: every RedisCluster, and the children knredis
-// labels as managed (the label selector keeps unrelated objects out).
+// labels as managed (the label selector keeps unrelated objects out). Never Secrets: an event
+// carries the whole object, and a password has no business travelling in one; the reconciler
+// reads the auth Secret itself on every pass.
 import { API_VERSION_V1BETA1, GROUP, KIND, LABEL_CLUSTER, LABEL_MANAGED_BY, MANAGED_BY_VALUE, PLURAL, V1BETA1 } from '../../shared/core/api/group.ts';
 
 export interface WatchedResource {
@@ -19,7 +21,6 @@ export function watchedResources(namespace?: string): WatchedResource[] {
     { apiVersion: 'v1', kind: 'Pod', path: ns('/api/v1', 'pods'), labelSelector: managed },
     { apiVersion: 'v1', kind: 'Service', path: ns('/api/v1', 'services'), labelSelector: managed },
     { apiVersion: 'v1', kind: 'ConfigMap', path: ns('/api/v1', 'configmaps'), labelSelector: managed },
-    { apiVersion: 'v1', kind: 'Secret', path: ns('/api/v1', 'secrets'), labelSelector: managed },
     { apiVersion: 'v1', kind: 'PersistentVolumeClaim', path: ns('/api/v1', 'persistentvolumeclaims'), labelSelector: managed },
     { apiVersion: 'apps/v1', kind: 'StatefulSet', path: ns('/apis/apps/v1', 'statefulsets'), labelSelector: managed },
     { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', path: ns('/apis/policy/v1', 'poddisruptionbudgets'), labelSelector: managed },

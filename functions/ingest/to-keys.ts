@@ -12,8 +12,9 @@ import { parseEventType, type KubeObjectLike, type ObjectMetaLike } from '../../
 import { GROUP, KIND, LABEL_CLUSTER } from '../../shared/core/api/group.ts';
 import { isValidRef, toKey } from '../../shared/core/resource-key.ts';
 
-/** Kinds knredis creates for a RedisCluster (group/kind; core group is empty). */
-export const childKinds: ReadonlySet<string> = new Set(['/Pod', '/Service', '/ConfigMap', '/Secret', '/PersistentVolumeClaim', 'apps/StatefulSet', 'policy/PodDisruptionBudget']);
+/** Kinds knredis creates for a RedisCluster (group/kind; core group is empty). Secrets are left
+ * out on purpose: their events would carry passwords, and the reconciler reads them itself. */
+export const childKinds: ReadonlySet<string> = new Set(['/Pod', '/Service', '/ConfigMap', '/PersistentVolumeClaim', 'apps/StatefulSet', 'policy/PodDisruptionBudget']);
 
 export interface ObjectRef { readonly apiVersion: string; readonly kind: string; readonly namespace: string; readonly name: string }
 

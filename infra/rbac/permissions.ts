@@ -61,7 +61,7 @@ export const identities: readonly Identity[] = [
     description: 'the CloudEvents sink (functions/ingest): owner lookup of reference-mode events',
     permissions: [
       { group: GROUP, resource: PLURAL, verbs: ['get'], usedBy: 'functions/kube.ts existingClusters' },
-      ...([['', 'pods'], ['', 'services'], ['', 'configmaps'], ['', 'secrets'], ['', 'persistentvolumeclaims'], ['apps', 'statefulsets'], ['policy', 'poddisruptionbudgets']] as const)
+      ...([['', 'pods'], ['', 'services'], ['', 'configmaps'], ['', 'persistentvolumeclaims'], ['apps', 'statefulsets'], ['policy', 'poddisruptionbudgets']] as const)
         .map(([group, resource]) => ({ group, resource, verbs: ['get'] as const, usedBy: 'functions/kube.ts readMeta (functions/ingest/to-keys.ts childKinds)' })),
     ],
   },
@@ -71,7 +71,7 @@ export const identities: readonly Identity[] = [
     runtime: 'kubernetes',
     permissions: [
       { group: GROUP, resource: PLURAL, verbs: ['list', 'watch'], usedBy: 'functions/event-source/watched.ts' },
-      ...([['', 'pods'], ['', 'services'], ['', 'configmaps'], ['', 'secrets'], ['', 'persistentvolumeclaims'], ['apps', 'statefulsets'], ['policy', 'poddisruptionbudgets']] as const)
+      ...([['', 'pods'], ['', 'services'], ['', 'configmaps'], ['', 'persistentvolumeclaims'], ['apps', 'statefulsets'], ['policy', 'poddisruptionbudgets']] as const)
         .map(([group, resource]) => ({ group, resource, verbs: ['list', 'watch'] as const, usedBy: 'functions/event-source/watched.ts (labelled children)' })),
     ],
   },

@@ -48,6 +48,8 @@ describe('ingest to-keys', () => {
     expect(await toKeys({ type: 'dev.knative.apiserver.resource.patch', data: cluster, extensions: {} })).to.have.property('unrelated').that.matches(/unsupported event type/);
     expect(await toKeys({ type: eventType('resource', 'add'), data: 'text', extensions: {} })).to.have.property('unrelated');
     expect(await toKeys(asEvent({ ...cluster, apiVersion: 'other.io/v1' }))).to.have.property('unrelated');
+    // A Secret's event would carry its data: knredis never takes one, even a labelled one.
+    expect(await toKeys(asEvent({ apiVersion: 'v1', kind: 'Secret', metadata: { namespace: 'prod', name: 'cache-auth', labels: childLabels('cache') } }))).to.have.property('unrelated').that.matches(/not watched/);
   });
 
   it('reads a ref-mode child from the API server to find its owner', async () => {
