@@ -1,0 +1,263 @@
+// The whole RedisCluster lifecycle on the local Kubernetes, with the operator running as
+// separate processes (infra/local/operator-stack.ts): the event source watches the API server,
+// ingest queues keys, the reconcile worker process runs them. The test never calls the
+// reconciler; it acts as a user does (kubectl) and checks what a user and a client observe.
+// One cluster goes through creation, scale-out with a killed worker, scale-in, config and
+// version changes, pod and node failures and deletion; a second one shows Retain on delete.
+import { expect } from 'chai';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { startOperatorStack, type OperatorStack } from '../../infra/local/operator-stack.ts';
+import type { RedisCluster } from '../../shared/core/api/v1beta1.ts';
+import { NodePool } from '../../shared/io/redis/connection.ts';
+import { observe } from '../../shared/io/redis/observe.ts';
+import { bulkLoad, ClientLoad, type LoadReport } from '../integration/cluster/client-load.ts';
+import { localEnvironment, type LocalEnvironment } from '../support/local-env.ts';
+import { ClusterView, counter, followSeeds, fullShape, openSlots } from './observe.ts';
+
+const KEYS = Number(process.env.KNREDIS_E2E_KEYS ?? 100_000);
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+/** A client call that must end: its commands hanging would otherwise hold the suite. */
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what} did not end within ${ms / 1000}s`)), ms); });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+describe('knredis end to end (functions as separate processes, on the local Kubernetes)', function () {
+  this.timeout(900_000);
+  let env: LocalEnvironment;
+  let stack: OperatorStack;
+  let dir: string;
+  let ns: string;
+  let alpha: ClusterView;
+  let keeper: ClusterView;
+  let password: string;
+  let load: ClientLoad | undefined;
+  let unfollow = () => {};
+  const figures: [string, string][] = [];
+  let failed = false;
+
+  const kubectl = (...args: string[]) => env.kubectl([...args, '-n', ns]);
+  const apply = (manifest: object) => env.kubectl(['apply', '-f', '-'], { input: JSON.stringify(manifest) });
+  const redisCluster = (name: string, spec: object) => ({ apiVersion: 'cache.redis.io/v1beta1', kind: 'RedisCluster', metadata: { name, namespace: ns }, spec });
+  const patch = (spec: object) => kubectl('patch', 'rediscluster', 'alpha', '--type=merge', '-p', JSON.stringify({ spec }));
+  /** The client's counts since the last call; the load keeps running. */
+  let reported: LoadReport = { ops: 0, errors: 0, mismatches: 0, samples: [] };
+  const loadSince = async (): Promise<LoadReport> => {
+    const now = await within(load!.stop(), 60_000, 'the client load');
+    const delta = { ops: now.ops - reported.ops, errors: now.errors - reported.errors, mismatches: now.mismatches - reported.mismatches, samples: now.samples.slice(reported.samples.length) };
+    reported = now;
+    return delta;
+  };
+  const seeds = (rc: RedisCluster | undefined) => (rc?.status?.shards ?? []).map((s) => ({ ip: s.master?.ip ?? '', port: 6379 }));
+
+  before(async () => {
+    env = await localEnvironment();
+    ns = `e2e-${process.pid}`;
+    await env.kubectl(['create', 'namespace', ns]);
+    dir = await mkdtemp(join(tmpdir(), 'knredis-e2e-'));
+    const started = Date.now();
+    stack = await startOperatorStack({
+      kubeconfig: env.kubeconfigPath, kubectl: env.kubectlPath, dir, workers: 1,
+      webhookConfigurationName: `knredis-e2e-${process.pid}`,
+      // Frequent resyncs show a steady cluster is left alone; a short lock brings a killed
+      // worker's job back soon.
+      extraEnv: { RESYNC_INTERVAL_MS: '2000', RESYNC_JITTER_MS: '0', QUEUE_LOCK_DURATION_MS: '5000', QUEUE_STALLED_INTERVAL_MS: '1000' },
+    });
+    figures.push(['operator stack start', seconds(Date.now() - started)]);
+    alpha = new ClusterView(env, ns, 'alpha');
+    keeper = new ClusterView(env, ns, 'keeper');
+  });
+  afterEach(function () {
+    if (this.currentTest?.state === 'failed') failed = true;
+  });
+  after(async function () {
+    this.timeout(240_000);
+    unfollow();
+    await within<unknown>(load?.stop() ?? Promise.resolve(), 60_000, 'the client load').catch((error: Error) => console.error(error.message));
+    await load?.close();
+    // RedisClusters left by a failed test go while the operator still runs (their finalizer).
+    if (stack) {
+      await kubectl('delete', 'redisclusters', '--all', '--wait=false').catch(() => {});
+      await env.waitFor(async () => (await kubectl('get', 'redisclusters', '-o', 'name')).trim() === '', { what: 'RedisClusters gone', timeout: 120_000 }).catch(() => {});
+      await stack.stop();
+    }
+    if (ns) await env.kubectl(['delete', 'namespace', ns, '--wait=false']).catch(() => {});
+    if (failed) console.error(`operator logs kept: ${dir}/logs`);
+    else if (dir) await rm(dir, { recursive: true, force: true });
+    console.log(`\n  e2e figures:\n${figures.map(([k, v]) => `    ${k.padEnd(44)} ${v}`).join('\n')}\n`);
+  });
+
+  it('refuses an invalid RedisCluster with a message a user understands, and creates nothing', async () => {
+    const refusal = (manifest: object) => apply(manifest).then(() => 'accepted', (error: Error) => error.message);
+    expect(await refusal(redisCluster('tiny', { masters: 2 }))).to.contain(
+      'spec.masters: Invalid value: 2: a Redis Cluster needs at least 3 masters, so that the others can elect a new master after a failure');
+    // Refused by the webhooks process, not by the schema.
+    expect(await refusal(redisCluster('lru', { config: { 'maxmemory-policy': 'lru' } }))).to.contain(
+      'admission webhook "validate.redisclusters.cache.redis.io" denied the request: spec.config[maxmemory-policy]: "lru" must be one of noeviction, allkeys-lru');
+    expect((await kubectl('get', 'redisclusters', '-o', 'name')).trim()).to.equal('');
+    expect((await kubectl('get', 'statefulsets,pods,services,configmaps,secrets,persistentvolumeclaims', '-l', 'app.kubernetes.io/managed-by=knredis', '-o', 'name')).trim()).to.equal('');
+  });
+
+  it('forms 3 masters x 1 replica: Ready, 16384 slots covered, each replica on another node than its master', async () => {
+    const started = Date.now();
+    await apply(redisCluster('alpha', { masters: 3, replicasPerMaster: 1, version: '7.0', storage: { reclaim: 'Delete' } }));
+    await apply(redisCluster('keeper', { masters: 3, replicasPerMaster: 0, storage: { reclaim: 'Retain' } }));
+    const rc = await alpha.until('alpha Ready with 3x1', fullShape(3, 1));
+    figures.push(['create 3x1 to Ready', seconds(Date.now() - started)]);
+    expect(rc?.status?.slotsCovered).to.equal(16384);
+    expect(rc?.status?.readyNodes).to.equal(6);
+    const nodeOf = new Map((await alpha.pods()).map((p) => [p.name, p.node]));
+    for (const shard of rc?.status?.shards ?? []) {
+      for (const replica of shard.replicas ?? []) expect(nodeOf.get(replica.pod), `${replica.pod} beside its master ${shard.master?.pod}`).to.not.equal(nodeOf.get(shard.master?.pod ?? ''));
+    }
+    await keeper.until('keeper Ready with 3x0', fullShape(3, 0));
+    password = await alpha.password();
+  });
+
+  it('scales 3 -> 6 masters with 100,000 keys under a writing and reading client, finishing after its worker is SIGKILLed mid-migration', async () => {
+    const pool = new NodePool({ auth: { password } });
+    try {
+      const loadStart = Date.now();
+      await bulkLoad(await observe((await alpha.pods()).map((p) => ({ name: p.name, address: { ip: p.ip, port: 6379 }, nodeName: p.node })), pool), 'k', KEYS, password);
+      figures.push([`bulk load of ${KEYS} keys`, seconds(Date.now() - loadStart)]);
+    } finally {
+      await pool.close();
+    }
+    load = new ClientLoad(seeds(await alpha.get()), 'k', KEYS, password);
+    unfollow = followSeeds(load.cluster, alpha);
+    load.start(4);
+    const started = Date.now();
+    await kubectl('scale', 'rediscluster', 'alpha', '--replicas=6');
+    // Killed once status shows slots moving, so the migration is under way.
+    const moving = await alpha.until('slots migrating', (rc) => {
+      const m = /migrating slots: (\d+)\/(\d+)/.exec(rc?.status?.operation?.progress ?? '');
+      return !!m && Number(m[1]) > 0 && Number(m[1]) < Number(m[2]);
+    });
+    // ... and killed while a node holds a slot open, in the middle of moving it.
+    const ips = (await alpha.pods()).map((p) => p.ip);
+    const open = await env.waitFor(async () => (await openSlots(ips, password)) || undefined, { what: 'a slot open on some node', timeout: 60_000, interval: 20 });
+    await stack.stopWorker(0, 'SIGKILL');
+    figures.push(['worker SIGKILLed at', `${moving?.status?.operation?.progress} (${open} slot(s) open on the nodes)`]);
+    await stack.startWorker(0);
+    const rc = await alpha.until('alpha Ready with 6x1', fullShape(6, 1), 600_000);
+    figures.push([`scale-out 3 -> 6 with ${KEYS} keys (incl. kill)`, seconds(Date.now() - started)]);
+    expect(rc?.status?.readyNodes).to.equal(12);
+    const report = await loadSince();
+    expect(report.errors, report.samples.join('\n')).to.equal(0);
+    expect(report.ops).to.be.greaterThan(0);
+    expect(await within(load.verify(), 120_000, 'reading every key back')).to.deep.equal([]);
+    load.start(4);
+  });
+
+  it('scales 6 -> 3 masters the same way: zero client errors, every key with its last value, the drained pods gone', async () => {
+    const started = Date.now();
+    await kubectl('scale', 'rediscluster', 'alpha', '--replicas=3');
+    await alpha.until('alpha Ready with 3x1', fullShape(3, 1), 600_000);
+    figures.push(['scale-in 6 -> 3', seconds(Date.now() - started)]);
+    const report = await loadSince();
+    expect(report.errors, report.samples.join('\n')).to.equal(0);
+    expect(await within(load!.verify(), 120_000, 'reading every key back')).to.deep.equal([]);
+    await env.waitFor(async () => (await alpha.pods()).length === 6 && (await alpha.owned('persistentvolumeclaims')).length === 6, { what: '6 pods and 6 claims left', timeout: 120_000 });
+    load!.start(4);
+  });
+
+  it('applies a live-settable config change on every node without restarting a pod', async () => {
+    const before = (await alpha.pods()).map((p) => `${p.name} ${p.uid} ${p.restarts}`).sort();
+    await patch({ config: { 'maxmemory-policy': 'allkeys-lru' } });
+    await env.waitFor(async () => {
+      const values = await Promise.all((await alpha.pods()).map(async (p) => {
+        const node = new Redis({ host: p.ip, port: 6379, password, lazyConnect: true });
+        try { return ((await node.config('GET', 'maxmemory-policy')) as string[])[1]; } finally { node.disconnect(); }
+      }));
+      return values.every((v) => v === 'allkeys-lru');
+    }, { what: 'maxmemory-policy allkeys-lru on every node', timeout: 120_000 });
+    await alpha.until('alpha Ready after the config change', fullShape(3, 1));
+    expect((await alpha.pods()).map((p) => `${p.name} ${p.uid} ${p.restarts}`).sort()).to.deep.equal(before);
+  });
+
+  it('rolls a version change 7.0 -> 7.2 through every pod with zero client errors', async () => {
+    const before = new Map((await alpha.pods()).map((p) => [p.name, p.uid]));
+    const started = Date.now();
+    await patch({ version: '7.2' });
+    await env.waitFor(async () => {
+      const rc = await alpha.get();
+      const pods = await alpha.pods();
+      return fullShape(3, 1)(rc) && pods.length === 6 && pods.every((p) => before.has(p.name) && before.get(p.name) !== p.uid);
+    }, { what: 'every pod replaced and alpha Ready', timeout: 600_000, interval: 500 });
+    figures.push(['rolling update of 6 pods', seconds(Date.now() - started)]);
+    const sts = JSON.parse(await kubectl('get', 'statefulset', 'alpha', '-o', 'json')) as { spec: { template: { spec: { containers: { image: string }[] } } } };
+    expect(sts.spec.template.spec.containers[0]?.image).to.equal('redis:7.2');
+    const report = await loadSince();
+    expect(report.errors, report.samples.join('\n')).to.equal(0);
+    expect(await within(load!.verify(), 120_000, 'reading every key back')).to.deep.equal([]);
+    load!.start(4);
+  });
+
+  it('keeps serving and heals back to full shape when a master pod is deleted', async () => {
+    const rc = await alpha.get();
+    const master = rc?.status?.shards?.[1]?.master?.pod ?? '';
+    const uid = (await alpha.pods()).find((p) => p.name === master)?.uid;
+    const started = Date.now();
+    await kubectl('delete', 'pod', master, '--wait=false');
+    await env.waitFor(async () => {
+      const pod = (await alpha.pods()).find((p) => p.name === master);
+      return !!pod && pod.uid !== uid && fullShape(3, 1)(await alpha.get());
+    }, { what: `${master} back and alpha in full shape`, timeout: 300_000, interval: 500 });
+    figures.push(['heal after a master pod deletion', seconds(Date.now() - started)]);
+    const report = await loadSince();
+    expect(report.ops, 'the client kept working').to.be.greaterThan(0);
+    figures.push(['client errors during that failover', String(report.errors)]);
+    expect(await within(load!.verify(), 120_000, 'reading every key back')).to.deep.equal([]);
+    load!.start(4);
+  });
+
+  it('keeps serving and heals back to full shape, off the failed node, when a whole node fails', async () => {
+    const rc = await alpha.get();
+    const pods = await alpha.pods();
+    const victim = pods.find((p) => p.name === rc?.status?.shards?.[0]?.master?.pod)?.node ?? '';
+    const started = Date.now();
+    await env.kubelet.failNode(victim);
+    try {
+      await env.waitFor(async () => {
+        const now = await alpha.pods();
+        return now.length === 6 && now.every((p) => p.node !== victim) && fullShape(3, 1)(await alpha.get());
+      }, { what: `alpha in full shape without ${victim}`, timeout: 400_000, interval: 500 });
+      figures.push(['heal after a node failure', seconds(Date.now() - started)]);
+    } finally {
+      await env.kubelet.restoreNode(victim);
+    }
+    const report = await loadSince();
+    expect(report.ops, 'the client kept working').to.be.greaterThan(0);
+    figures.push(['client errors during the node failure', String(report.errors)]);
+    expect(await within(load!.verify(), 120_000, 'reading every key back')).to.deep.equal([]);
+  });
+
+  it('writes nothing while Ready clusters are reconciled again and again', async () => {
+    await within<unknown>(load?.stop() ?? Promise.resolve(), 60_000, 'the client load');
+    await alpha.until('alpha Ready', fullShape(3, 1));
+    const reconciles = () => counter(stack.urls.workerMetrics[0]!, 'controller_runtime_reconcile_total');
+    const after = async (n: number) => { const start = await reconciles(); await env.waitFor(async () => (await reconciles()) >= start + n, { what: `${n} more reconciles`, timeout: 120_000 }); };
+    // Settle: the runs that follow the last status write.
+    await after(2);
+    const before = await alpha.resourceVersions();
+    const start = await reconciles();
+    await after(6);
+    figures.push(['reconciles of Ready clusters checked for writes', String((await reconciles()) - start)]);
+    expect(await alpha.resourceVersions()).to.deep.equal(before);
+  });
+
+  it('removes everything a deleted RedisCluster owned: PVCs deleted under reclaim Delete, kept under Retain', async () => {
+    await kubectl('delete', 'rediscluster', 'alpha', 'keeper', '--wait=false');
+    await alpha.until('alpha gone', (rc) => rc === undefined, 120_000);
+    await keeper.until('keeper gone', (rc) => rc === undefined, 120_000);
+    const children = 'statefulsets,pods,services,configmaps,secrets,poddisruptionbudgets';
+    await env.waitFor(async () => (await alpha.owned(children)).length === 0 && (await keeper.owned(children)).length === 0, { what: 'children garbage-collected', timeout: 120_000 });
+    expect(await alpha.owned('persistentvolumeclaims')).to.deep.equal([]);
+    expect(await keeper.owned('persistentvolumeclaims')).to.have.length(3);
+  });
+});
