@@ -25,7 +25,12 @@ export interface Retention {
 
 export const defaultRetention: Retention = Object.freeze({ completedAgeS: 3600, completedCount: 1000, failedAgeS: 24 * 3600, failedCount: 1000 });
 
-function retained(r: Retention): Pick<JobsOptions, 'removeOnComplete' | 'removeOnFail' | 'attempts'> {
+/**
+ * BullMQ trims the WHOLE completed (failed) set to `count` whenever a job with that option
+ * finishes, whatever its name: every job of the queue must carry the same retention, or the
+ * one with the smallest count empties the dashboard's history for all.
+ */
+export function retained(r: Retention): Pick<JobsOptions, 'removeOnComplete' | 'removeOnFail' | 'attempts'> {
   return {
     removeOnComplete: { age: r.completedAgeS, count: r.completedCount },
     removeOnFail: { age: r.failedAgeS, count: r.failedCount },

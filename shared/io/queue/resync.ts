@@ -4,7 +4,7 @@
 // lists the clusters); each key is queued after a random delay within the jitter window so
 // a resync does not arrive as one burst.
 import type { ReconcileQueue } from './reconcile-queue.ts';
-import { resyncJobName } from './job-options.ts';
+import { defaultRetention, resyncJobName, retained, type Retention } from './job-options.ts';
 import type { Logger } from '../log.ts';
 
 /** Lists the keys ("namespace/name") of every RedisCluster. */
@@ -18,11 +18,11 @@ export interface ResyncSettings {
 
 export const resyncSchedulerId = 'resync-all';
 
-export async function scheduleResync(queue: ReconcileQueue, settings: ResyncSettings): Promise<void> {
+export async function scheduleResync(queue: ReconcileQueue, settings: ResyncSettings, retention: Retention = defaultRetention): Promise<void> {
   await queue.bull.upsertJobScheduler(resyncSchedulerId, { every: settings.everyMs }, {
     name: resyncJobName,
     data: { key: '', reason: 'resync' },
-    opts: { removeOnComplete: { count: 10 }, removeOnFail: { count: 50 } },
+    opts: retained(retention),
   });
 }
 
