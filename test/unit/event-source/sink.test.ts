@@ -27,7 +27,7 @@ describe('event source sink', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
   });
-  after(() => new Promise<void>((r) => server.close(() => r())));
+  after(() => new Promise<void>((r) => { server.close(() => r()); server.closeAllConnections(); }));
   beforeEach(() => { posts = []; });
 
   function sender(maxAttempts = 5) {
