@@ -1,35 +1,48 @@
-// `npm run bench -- migrate [--keys N] [--knredis-only]`: the same data (default 1,000,000 keys) moved from 3 to
-// 6 masters by knredis' rebalance and by `redis-cli --cluster rebalance --cluster-use-empty-masters`
-// (default pipeline, then --cluster-pipeline 1000), each on a fresh cluster of real redis-server
-// processes with an ioredis Cluster client reading and writing in the background.
+// `npm run bench -- migrate [--keys N] [--runners knredis,redis-cli,redis-cli-1000] [--knredis-only]
+//   [--workers N] [--baseline-s N] [--batch-keys N] [--migrate-depth N] [--chunk-slots N] [--parallel-moves N]`:
+// the same data (default 1,000,000 keys) moved from 3 to 6 masters by knredis' rebalance and by
+// `redis-cli --cluster rebalance --cluster-use-empty-masters` (default pipeline, then
+// --cluster-pipeline 1000), each on a fresh cluster of real redis-server processes. An ioredis
+// Cluster client runs in a process of its own: first alone (baseline), then during the
+// migration; per phase its ops/s, errors and command latency p50/p99/max. The migrator knobs
+// override knredis' defaults, to try settings.
 import { spawn } from 'node:child_process';
 import type { BenchResult } from './table.ts';
+import { ClientLoadProcess, type PhaseReport } from './client-load-process.ts';
 import { ClusterHarness } from '../integration/cluster/cluster-harness.ts';
-import { bulkLoad, ClientLoad } from '../integration/cluster/client-load.ts';
+import { bulkLoad } from '../integration/cluster/client-load.ts';
 import { NodePool } from '../../shared/io/redis/connection.ts';
 import { converge } from '../../shared/io/redis/converge.ts';
+import type { MigrateOptions } from '../../shared/io/redis/migrate-slots.ts';
 import { observe } from '../../shared/io/redis/observe.ts';
 import { requireCommand } from '../support/prerequisites.ts';
 
 type Runner = 'knredis' | 'redis-cli' | 'redis-cli --cluster-pipeline 1000';
 
-async function runOnce(runner: Runner, suite: number, keys: number): Promise<{ ms: number; errors: number; ops: number; lost: number }> {
+interface Settings { keys: number; workers: number; baselineMs: number; migrate: MigrateOptions }
+
+interface Run { ms: number; baseline: PhaseReport; during: PhaseReport; lost: number; lostSamples: string[] }
+
+async function runOnce(runner: Runner, suite: number, s: Settings): Promise<Run> {
   const harness = new ClusterHarness({ suite, nodes: 3, zones: 1, nodeTimeoutMs: 5000 });
   const pool = new NodePool();
-  let load: ClientLoad | undefined;
+  let load: ClientLoadProcess | undefined;
   try {
     await harness.addPods(3);
     await converge(pool, harness.desired(3, 0));
     await harness.addPods(3);
     const desired = harness.desired(6, 0);
     // Join the empty masters, stop before any slot moves.
-    await converge(pool, desired, { until: (p) => p.steps.some((s) => s.kind === 'migrate') });
-    await bulkLoad(await observe(desired.pods, pool), 'bench', keys);
-    load = new ClientLoad([harness.pods[0]!.placement.address], 'bench', keys);
-    load.start(2);
+    await converge(pool, desired, { until: (p) => p.steps.some((step) => step.kind === 'migrate') });
+    await bulkLoad(await observe(desired.pods, pool), 'bench', s.keys);
+    load = await ClientLoadProcess.start({ seeds: [harness.pods[0]!.placement.address], prefix: 'bench', keys: s.keys, workers: s.workers });
+    await sleep(1000); // connected, slots map loaded
+    load.phase('baseline');
+    await sleep(s.baselineMs);
+    load.phase('migration');
     const started = performance.now();
     if (runner === 'knredis') {
-      await converge(pool, desired, { deadlineMs: 1_800_000 });
+      await converge(pool, desired, { deadlineMs: 1_800_000, migrate: s.migrate });
     } else {
       const a = harness.pods[0]!.placement.address;
       const args = ['--cluster', 'rebalance', `${a.ip}:${a.port}`, '--cluster-use-empty-masters', '--cluster-yes'];
@@ -41,35 +54,71 @@ async function runOnce(runner: Runner, suite: number, keys: number): Promise<{ m
       });
     }
     const ms = performance.now() - started;
-    const report = await load.stop();
-    const lost = (await load.verify()).length;
-    return { ms, errors: report.errors, ops: report.ops, lost };
+    const [baseline, during] = await load.stop() as [PhaseReport, PhaseReport];
+    const verified = await load.verify();
+    return { ms, baseline, during, lost: verified.lost, lostSamples: verified.samples };
   } finally {
-    await load?.close();
+    load?.kill();
     await pool.close();
     await harness.stopAll();
   }
 }
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function flag(args: string[], name: string): number | undefined {
+  const at = args.indexOf(name);
+  if (at < 0) return undefined;
+  const n = Number(args[at + 1]);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} needs a non-negative integer, got ${args[at + 1]}`);
+  return n;
+}
+
+const clientCells = (p: PhaseReport) => [Math.round(p.ops / (p.ms / 1000)), p.p50Ms, p.p99Ms, p.maxMs, p.errors];
+
 export default async function migrate(args: string[]): Promise<BenchResult> {
   requireCommand('redis-cli');
-  const at = args.indexOf('--keys');
-  const keys = at >= 0 ? Number(args[at + 1]) : 1_000_000;
-  if (!Number.isInteger(keys) || keys < 1) throw new Error(`--keys needs a positive integer, got ${args[at + 1]}`);
-  const runners: Runner[] = args.includes('--knredis-only') ? ['knredis'] : ['knredis', 'redis-cli', 'redis-cli --cluster-pipeline 1000'];
-  const results: Record<string, { ms: number; errors: number; ops: number; lost: number }> = {};
-  for (const [i, runner] of runners.entries()) results[runner] = await runOnce(runner, 60 + i, keys);
-  const mine = results.knredis!;
-  const rows = runners.map((r) => {
-    const x = results[r]!;
-    return [r, x.ms / 1000, Math.round(keys / (x.ms / 1000)), x.ms / mine.ms, x.ops, x.errors, x.lost];
+  const knobs = { batchKeys: flag(args, '--batch-keys'), migrateDepth: flag(args, '--migrate-depth'), chunkSlots: flag(args, '--chunk-slots'), parallelMoves: flag(args, '--parallel-moves') };
+  const s: Settings = {
+    keys: flag(args, '--keys') ?? 1_000_000,
+    workers: flag(args, '--workers') ?? 2,
+    baselineMs: (flag(args, '--baseline-s') ?? 5) * 1000,
+    migrate: Object.fromEntries(Object.entries(knobs).filter(([, v]) => v !== undefined)),
+  };
+  const names: Record<string, Runner> = { knredis: 'knredis', 'redis-cli': 'redis-cli', 'redis-cli-1000': 'redis-cli --cluster-pipeline 1000' };
+  const list = args.includes('--knredis-only') ? 'knredis' : args.includes('--runners') ? args[args.indexOf('--runners') + 1] : Object.keys(names).join(',');
+  const runners = (list ?? '').split(',').map((n) => {
+    const runner = names[n];
+    if (!runner) throw new Error(`--runners takes a comma-separated list of: ${Object.keys(names).join(', ')}`);
+    return runner;
   });
+  const results: Record<string, Run> = {};
+  for (const [i, runner] of runners.entries()) results[runner] = await runOnce(runner, 60 + i, s);
+  const mine = results[runners[0]!]!;
+  const knobText = Object.entries(s.migrate).map(([k, v]) => `${k}=${String(v)}`).join(' ') || 'defaults';
   return {
     tables: [{
-      title: `3 -> 6 masters, ${keys} keys, background ioredis Cluster client (2 writers/readers); noisy shared 2-core machine`,
-      columns: ['rebalance by', 'elapsed s', 'keys/s', 'time vs knredis', 'client ops', 'client errors', 'keys lost/stale'],
-      rows,
+      title: `3 -> 6 masters, ${s.keys} keys; knredis: ${knobText}; ioredis Cluster client in its own process (${s.workers} workers), latency per command; shared 2-core machine`,
+      columns: ['rebalance by', 'elapsed s', 'keys/s', `time vs ${runners[0]!}`, 'client ops/s', 'p50 ms', 'p99 ms', 'max ms', 'client errors', 'keys lost/stale'],
+      rows: [
+        [`client alone (before ${runners[0]!} run)`, '', '', '', ...clientCells(mine.baseline), ''],
+        ...runners.map((r) => {
+          const x = results[r]!;
+          return [r, x.ms / 1000, Math.round(s.keys / (x.ms / 1000)), x.ms / mine.ms, ...clientCells(x.during), x.lost];
+        }),
+      ],
+    }, {
+      title: 'client alone on each fresh cluster, just before its migration (machine noise)',
+      columns: ['cluster of', 'client ops/s', 'p50 ms', 'p99 ms', 'max ms', 'client errors'],
+      rows: runners.map((r) => [r, ...clientCells(results[r]!.baseline)]),
     }],
-    summary: Object.fromEntries(runners.map((r) => [r, { elapsedMs: Math.round(results[r]!.ms), keysPerSecond: Math.round(keys / (results[r]!.ms / 1000)), clientErrors: results[r]!.errors, lost: results[r]!.lost }])),
+    summary: {
+      keys: s.keys, knobs: s.migrate,
+      ...Object.fromEntries(runners.map((r) => {
+        const x = results[r]!;
+        const phase = (p: PhaseReport) => ({ opsPerSecond: Math.round(p.ops / (p.ms / 1000)), p50Ms: p.p50Ms, p99Ms: p.p99Ms, maxMs: p.maxMs, errors: p.errors, errorSamples: p.samples });
+        return [r, { elapsedMs: Math.round(x.ms), keysPerSecond: Math.round(s.keys / (x.ms / 1000)), baseline: phase(x.baseline), migration: phase(x.during), lost: x.lost, lostSamples: x.lostSamples }];
+      })),
+    },
   };
 }

@@ -8,10 +8,9 @@
 // and moves with disjoint nodes run in parallel. Every stage is idempotent, so a run killed
 // anywhere is finished by running the same move again.
 import type { NodeRef, SlotMove } from '../../core/cluster/steps.ts';
-import { ClusterCommandError, MigrationConflictError, StaleObservationError } from '../../core/cluster/errors.ts';
+import { ClusterCommandError, StaleObservationError } from '../../core/cluster/errors.ts';
 import { pipeline, nodeName, type NodePool } from './connection.ts';
-import { migrateAuthArgs } from './migrate-auth.ts';
-import { resolveBusyKeys } from './busy-keys.ts';
+import { moveKeys } from './migrate-keys.ts';
 
 export type MigrationStage = 'importing' | 'migrating' | 'keys' | 'target' | 'source' | 'others';
 
@@ -25,6 +24,8 @@ export interface MigrateOptions {
    * client's whole pipeline before serving others: a small depth keeps client latency low.
    */
   readonly migrateDepth?: number;
+  /** Moves (source/target pairs with no node in common) run at once. */
+  readonly parallelMoves?: number;
   /** MIGRATE timeout (redis-cli: 60000 ms). */
   readonly timeoutMs?: number;
   readonly onProgress?: (progress: { movedSlots: number; totalSlots: number; movedKeys: number }) => void;
@@ -38,8 +39,8 @@ export interface MigrateResult {
   readonly movedKeys: number;
 }
 
-const MAX_KEY_ROUNDS = 100_000;
-const MAX_IO_RETRIES = 5;
+/** The defaults: see MigrateOptions; measured with `npm run bench -- migrate`. */
+export const MIGRATE_DEFAULTS = Object.freeze({ batchKeys: 1000, chunkSlots: 128, migrateDepth: 1, parallelMoves: 1, timeoutMs: 60_000 });
 
 export async function migrateSlots(pool: NodePool, moves: readonly SlotMove[], masters: readonly NodeRef[], options: MigrateOptions = {}): Promise<MigrateResult> {
   const totalSlots = moves.reduce((n, m) => n + m.slots.length, 0);
@@ -52,7 +53,7 @@ export async function migrateSlots(pool: NodePool, moves: readonly SlotMove[], m
   let failure: unknown;
   while ((queue.length > 0 || running.size > 0) && failure === undefined) {
     const index = queue.findIndex((m) => !busy.has(m.source.id) && !busy.has(m.target.id));
-    if (index < 0) { await Promise.race(running); continue; }
+    if (index < 0 || running.size >= Math.max(1, options.parallelMoves ?? MIGRATE_DEFAULTS.parallelMoves)) { await Promise.race(running); continue; }
     const [move] = queue.splice(index, 1) as [SlotMove];
     busy.add(move.source.id); busy.add(move.target.id);
     const task: Promise<void> = runMove(pool, move, masters, options, tally, report)
@@ -66,7 +67,7 @@ export async function migrateSlots(pool: NodePool, moves: readonly SlotMove[], m
 }
 
 async function runMove(pool: NodePool, move: SlotMove, masters: readonly NodeRef[], options: MigrateOptions, tally: { movedSlots: number; movedKeys: number }, report: () => void): Promise<void> {
-  const chunk = options.chunkSlots ?? 128;
+  const chunk = Math.max(1, options.chunkSlots ?? MIGRATE_DEFAULTS.chunkSlots);
   // Telling the other masters is off the critical path: at most one chunk's worth in flight.
   let informing: Promise<void> = Promise.resolve();
   for (let i = 0; i < move.slots.length; i += chunk) {
@@ -113,7 +114,11 @@ async function moveChunk(pool: NodePool, source: NodeRef, target: NodeRef, slots
   });
   stage('migrating');
   // 3: keys, in large pipelined batches, until the source has none left in these slots
-  const moved = await moveKeys(pool, source, target, slots, options);
+  const moved = await moveKeys(pool, source, target, slots, {
+    batchKeys: options.batchKeys ?? MIGRATE_DEFAULTS.batchKeys,
+    migrateDepth: options.migrateDepth ?? MIGRATE_DEFAULTS.migrateDepth,
+    timeoutMs: options.timeoutMs ?? MIGRATE_DEFAULTS.timeoutMs,
+  });
   stage('keys');
   // 4: the target owns the slots first, 5: then the source, 6: then every other master
   const onTarget = await pipeline(pool, target.address, 'SETSLOT NODE', slots.map((s) => ['CLUSTER', 'SETSLOT', s, 'NODE', target.id]));
@@ -122,47 +127,5 @@ async function moveChunk(pool: NodePool, source: NodeRef, target: NodeRef, slots
   const onSource = await pipeline(pool, source.address, 'SETSLOT NODE', slots.map((s) => ['CLUSTER', 'SETSLOT', s, 'NODE', target.id]));
   for (const [e] of onSource) if (e && !/only with masters/i.test(e.message)) throw new ClusterCommandError('SETSLOT NODE (source)', nodeName(source.address), e.message);
   stage('source');
-  return moved;
-}
-
-async function moveKeys(pool: NodePool, source: NodeRef, target: NodeRef, slots: readonly number[], options: MigrateOptions): Promise<number> {
-  const batch = options.batchKeys ?? 1000;
-  const timeout = options.timeoutMs ?? 60_000;
-  const auth = migrateAuthArgs(pool.auth);
-  let pending = [...slots];
-  let moved = 0;
-  let ioRetries = 0;
-  for (let round = 0; pending.length > 0 && round < MAX_KEY_ROUNDS; round++) {
-    const lists = await pipeline(pool, source.address, 'GETKEYSINSLOT', pending.map((s) => ['CLUSTER', 'GETKEYSINSLOT', s, batch]), true);
-    const work: { slot: number; keys: Buffer[] }[] = [];
-    lists.forEach(([e, keys], i) => {
-      if (e) throw new ClusterCommandError('GETKEYSINSLOT', nodeName(source.address), e.message);
-      if ((keys as Buffer[]).length > 0) work.push({ slot: pending[i] as number, keys: keys as Buffer[] });
-    });
-    if (work.length === 0) return moved;
-    const depth = options.migrateDepth ?? 8;
-    const replies: [Error | null, unknown][] = [];
-    for (let i = 0; i < work.length; i += depth) {
-      replies.push(...await pipeline(pool, source.address, 'MIGRATE', work.slice(i, i + depth).map((w) => ['MIGRATE', target.address.ip, target.address.port, '', 0, timeout, ...auth, 'KEYS', ...w.keys])));
-    }
-    for (const [i, [e]] of replies.entries()) {
-      const w = work[i] as { slot: number; keys: Buffer[] };
-      if (!e) { moved += w.keys.length; continue; }
-      if (/BUSYKEY/.test(e.message)) {
-        const same = await resolveBusyKeys(pool, source, target, w.keys);
-        if (same.differing > 0) throw new MigrationConflictError(w.slot, same.differing, nodeName(source.address), nodeName(target.address));
-        // Identical values on both ends: REPLACE loses nothing (redis-cli does the same check).
-        const [again] = await pipeline(pool, source.address, 'MIGRATE REPLACE', [['MIGRATE', target.address.ip, target.address.port, '', 0, timeout, 'REPLACE', ...auth, 'KEYS', ...w.keys]]);
-        if (again?.[0]) throw new ClusterCommandError('MIGRATE REPLACE', nodeName(source.address), again[0].message);
-        moved += w.keys.length;
-      } else if (/IOERR|timeout/i.test(e.message) && ioRetries < MAX_IO_RETRIES) {
-        ioRetries++;
-        await new Promise((r) => setTimeout(r, 100 * ioRetries));
-      } else {
-        throw new ClusterCommandError('MIGRATE', nodeName(source.address), e.message.replace(/AUTH2? \S+( \S+)?/g, 'AUTH [redacted]'));
-      }
-    }
-    pending = work.map((w) => w.slot);
-  }
   return moved;
 }

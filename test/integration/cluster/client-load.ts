@@ -44,7 +44,8 @@ export class ClientLoad {
   private workers: Promise<void>[] = [];
   readonly cluster: Cluster;
 
-  constructor(seeds: { ip: string; port: number }[], readonly prefix: string, readonly keys: number, password?: string) {
+  /** onLatency: called with each command's latency in ms, redirects and retries included. */
+  constructor(seeds: { ip: string; port: number }[], readonly prefix: string, readonly keys: number, password?: string, private readonly onLatency?: (ms: number) => void) {
     this.cluster = new Cluster(seeds.map((s) => ({ host: s.ip, port: s.port })), password ? { redisOptions: { password } } : {});
     this.cluster.on('error', () => { /* counted per command */ });
   }
@@ -52,6 +53,17 @@ export class ClientLoad {
   start(workers = 6): void {
     this.stopping = false;
     this.workers = Array.from({ length: workers }, (_, w) => this.work(w, workers));
+  }
+
+  /** The counts so far, while the load runs. */
+  counts(): LoadReport {
+    return { ...this.report, samples: [...this.report.samples] };
+  }
+
+  private async timed<T>(command: () => Promise<T>): Promise<T> {
+    if (!this.onLatency) return command();
+    const started = performance.now();
+    try { return await command(); } finally { this.onLatency(performance.now() - started); }
   }
 
   private fail(what: string): void {
@@ -70,15 +82,15 @@ export class ClientLoad {
         if (n % 10 === 9) {
           // Multi-key op on one slot: TRYAGAIN while that slot is split; ioredis retries it.
           const a = `${this.prefix}:{w${w}}:a`, b = `${this.prefix}:{w${w}}:b`;
-          await this.cluster.mset(a, `m${version}`, b, `m${version}`);
+          await this.timed(() => this.cluster.mset(a, `m${version}`, b, `m${version}`));
           this.last.set(a, `m${version}`); this.last.set(b, `m${version}`);
         } else {
           const key = pick();
           const value = `w${version}`;
-          await this.cluster.set(key, value);
+          await this.timed(() => this.cluster.set(key, value));
           this.last.set(key, value);
           const other = pick();
-          const got = await this.cluster.get(other);
+          const got = await this.timed(() => this.cluster.get(other));
           const expected = this.last.get(other) ?? 'v0';
           if (got !== expected) { this.report.mismatches++; this.fail(`GET ${other}: ${got} != ${expected}`); }
         }
