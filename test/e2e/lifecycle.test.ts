@@ -104,6 +104,7 @@ describe('knredis end to end (functions as separate processes, on the local Kube
   });
 
   it('forms 3 masters x 1 replica: Ready, 16384 slots covered, each replica on another node than its master', async () => {
+    const queued = await counter(stack.urls.metrics, 'workqueue_adds_total');
     const started = Date.now();
     await apply(redisCluster('alpha', { masters: 3, replicasPerMaster: 1, version: '7.0', storage: { reclaim: 'Delete' } }));
     await apply(redisCluster('keeper', { masters: 3, replicasPerMaster: 0, storage: { reclaim: 'Retain' } }));
@@ -117,6 +118,8 @@ describe('knredis end to end (functions as separate processes, on the local Kube
     }
     await keeper.until('keeper Ready with 3x0', fullShape(3, 0));
     password = await alpha.password();
+    // The event source's CloudEvents reached ingest, which queued their keys.
+    expect(await counter(stack.urls.metrics, 'workqueue_adds_total')).to.be.greaterThan(queued);
   });
 
   it('scales 3 -> 6 masters with 100,000 keys under a writing and reading client, finishing after its worker is SIGKILLed mid-migration', async () => {
@@ -228,6 +231,10 @@ describe('knredis end to end (functions as separate processes, on the local Kube
         return now.length === 6 && now.every((p) => p.node !== victim) && fullShape(3, 1)(await alpha.get());
       }, { what: `alpha in full shape without ${victim}`, timeout: 400_000, interval: 500 });
       figures.push(['heal after a node failure', seconds(Date.now() - started)]);
+      const healed = await alpha.get();
+      const nodeOf = new Map((await alpha.pods()).map((p) => [p.name, p.node]));
+      const beside = (healed?.status?.shards ?? []).flatMap((s) => (s.replicas ?? []).filter((r) => nodeOf.get(r.pod) === nodeOf.get(s.master?.pod ?? '')));
+      expect(beside.map((r) => r.pod), 'replicas beside their master').to.deep.equal([]);
     } finally {
       await env.kubelet.restoreNode(victim);
     }
