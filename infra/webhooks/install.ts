@@ -21,10 +21,27 @@ const apply = (kubectl: Kubectl, obj: object) =>
 
 export async function installRedisClusterApi(kubectl: Kubectl, target: ApiTarget, configurationName?: string): Promise<void> {
   await apply(kubectl, redisClusterCrd(target));
-  await kubectl(['wait', '--for', 'condition=Established', '--timeout', '60s', 'crd/redisclusters.cache.redis.io']);
+  await waitEstablished(kubectl);
   await apply(kubectl, validatingWebhookConfiguration(target, configurationName));
 }
 
 export async function uninstallValidatingWebhook(kubectl: Kubectl, configurationName: string): Promise<void> {
   await kubectl(['delete', 'validatingwebhookconfiguration', configurationName, '--ignore-not-found']);
+}
+
+/**
+ * `kubectl wait --for condition=Established` fails at once ("status.conditions accessor
+ * error") while a just-created CRD has no conditions yet: try again until the deadline.
+ */
+async function waitEstablished(kubectl: Kubectl, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await kubectl(['wait', '--for', 'condition=Established', '--timeout', '60s', 'crd/redisclusters.cache.redis.io']);
+      return;
+    } catch (error) {
+      if (Date.now() > deadline || !/conditions|accessor|not found/i.test((error as Error).message)) throw error;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
 }
