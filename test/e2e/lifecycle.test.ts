@@ -53,6 +53,28 @@ describe('knredis end to end (functions as separate processes, on the local Kube
     reported = now;
     return delta;
   };
+  const reconciles = () => counter(stack.urls.workerMetrics[0]!, 'controller_runtime_reconcile_total');
+  /** Waits until the worker has run n more reconciles (the resync runs every 2 s). */
+  const moreReconciles = async (n: number) => {
+    const start = await reconciles();
+    await env.waitFor(async () => (await reconciles()) >= start + n, { what: `${n} more reconciles`, timeout: 120_000 });
+  };
+  const maxmemoryPolicies = async () => Promise.all((await alpha.pods()).map(async (p) => {
+    const node = new Redis({ host: p.ip, port: 6379, password, lazyConnect: true });
+    try { return ((await node.config('GET', 'maxmemory-policy')) as string[])[1]; } finally { node.disconnect(); }
+  }));
+  /** SIGKILLs the worker once status shows slots moving and a node holds one open, then starts it again. */
+  const killWorkerMidMigration = async (what: string) => {
+    const moving = await alpha.until('slots migrating', (rc) => {
+      const m = /migrating slots: (\d+)\/(\d+)/.exec(rc?.status?.operation?.progress ?? '');
+      return !!m && Number(m[1]) > 0 && Number(m[1]) < Number(m[2]);
+    });
+    const ips = (await alpha.pods()).map((p) => p.ip);
+    const open = await env.waitFor(async () => (await openSlots(ips, password)) || undefined, { what: 'a slot open on some node', timeout: 60_000, interval: 20 });
+    await stack.stopWorker(0, 'SIGKILL');
+    figures.push([`worker SIGKILLed during ${what} at`, `${moving?.status?.operation?.progress} (${open} slot(s) open on the nodes)`]);
+    await stack.startWorker(0);
+  };
   const seeds = (rc: RedisCluster | undefined) => (rc?.status?.shards ?? []).map((s) => ({ ip: s.master?.ip ?? '', port: 6379 }));
 
   before(async () => {
@@ -136,17 +158,7 @@ describe('knredis end to end (functions as separate processes, on the local Kube
     load.start(4);
     const started = Date.now();
     await kubectl('scale', 'rediscluster', 'alpha', '--replicas=6');
-    // Killed once status shows slots moving, so the migration is under way.
-    const moving = await alpha.until('slots migrating', (rc) => {
-      const m = /migrating slots: (\d+)\/(\d+)/.exec(rc?.status?.operation?.progress ?? '');
-      return !!m && Number(m[1]) > 0 && Number(m[1]) < Number(m[2]);
-    });
-    // ... and killed while a node holds a slot open, in the middle of moving it.
-    const ips = (await alpha.pods()).map((p) => p.ip);
-    const open = await env.waitFor(async () => (await openSlots(ips, password)) || undefined, { what: 'a slot open on some node', timeout: 60_000, interval: 20 });
-    await stack.stopWorker(0, 'SIGKILL');
-    figures.push(['worker SIGKILLed at', `${moving?.status?.operation?.progress} (${open} slot(s) open on the nodes)`]);
-    await stack.startWorker(0);
+    await killWorkerMidMigration('scale-out');
     const rc = await alpha.until('alpha Ready with 6x1', fullShape(6, 1), 600_000);
     figures.push([`scale-out 3 -> 6 with ${KEYS} keys (incl. kill)`, seconds(Date.now() - started)]);
     expect(rc?.status?.readyNodes).to.equal(12);
@@ -157,11 +169,12 @@ describe('knredis end to end (functions as separate processes, on the local Kube
     load.start(4);
   });
 
-  it('scales 6 -> 3 masters the same way: zero client errors, every key with its last value, the drained pods gone', async () => {
+  it('scales 6 -> 3 masters the same way, its worker SIGKILLed mid-drain too: zero client errors, every key with its last value, the drained pods gone', async () => {
     const started = Date.now();
     await kubectl('scale', 'rediscluster', 'alpha', '--replicas=3');
+    await killWorkerMidMigration('scale-in');
     await alpha.until('alpha Ready with 3x1', fullShape(3, 1), 600_000);
-    figures.push(['scale-in 6 -> 3', seconds(Date.now() - started)]);
+    figures.push(['scale-in 6 -> 3 (incl. kill)', seconds(Date.now() - started)]);
     const report = await loadSince();
     expect(report.errors, report.samples.join('\n')).to.equal(0);
     expect(await within(load!.verify(), 120_000, 'reading every key back')).to.deep.equal([]);
@@ -169,16 +182,15 @@ describe('knredis end to end (functions as separate processes, on the local Kube
     load!.start(4);
   });
 
-  it('applies a live-settable config change on every node without restarting a pod', async () => {
+  it('changes nothing while paused, then applies a live-settable config change on every node without restarting a pod', async () => {
     const before = (await alpha.pods()).map((p) => `${p.name} ${p.uid} ${p.restarts}`).sort();
+    await patch({ paused: true });
+    await alpha.until('alpha Paused', (rc) => rc?.status?.phase === 'Paused' && rc.status.observedGeneration === rc.metadata.generation);
     await patch({ config: { 'maxmemory-policy': 'allkeys-lru' } });
-    await env.waitFor(async () => {
-      const values = await Promise.all((await alpha.pods()).map(async (p) => {
-        const node = new Redis({ host: p.ip, port: 6379, password, lazyConnect: true });
-        try { return ((await node.config('GET', 'maxmemory-policy')) as string[])[1]; } finally { node.disconnect(); }
-      }));
-      return values.every((v) => v === 'allkeys-lru');
-    }, { what: 'maxmemory-policy allkeys-lru on every node', timeout: 120_000 });
+    await moreReconciles(4);
+    expect(await maxmemoryPolicies(), 'while paused').to.not.include('allkeys-lru');
+    await patch({ paused: false });
+    await env.waitFor(async () => (await maxmemoryPolicies()).every((v) => v === 'allkeys-lru'), { what: 'maxmemory-policy allkeys-lru on every node', timeout: 120_000 });
     await alpha.until('alpha Ready after the config change', fullShape(3, 1));
     expect((await alpha.pods()).map((p) => `${p.name} ${p.uid} ${p.restarts}`).sort()).to.deep.equal(before);
   });
@@ -247,13 +259,11 @@ describe('knredis end to end (functions as separate processes, on the local Kube
   it('writes nothing while Ready clusters are reconciled again and again', async () => {
     await within<unknown>(load?.stop() ?? Promise.resolve(), 60_000, 'the client load');
     await alpha.until('alpha Ready', fullShape(3, 1));
-    const reconciles = () => counter(stack.urls.workerMetrics[0]!, 'controller_runtime_reconcile_total');
-    const after = async (n: number) => { const start = await reconciles(); await env.waitFor(async () => (await reconciles()) >= start + n, { what: `${n} more reconciles`, timeout: 120_000 }); };
     // Settle: the runs that follow the last status write.
-    await after(2);
+    await moreReconciles(2);
     const before = await alpha.resourceVersions();
     const start = await reconciles();
-    await after(6);
+    await moreReconciles(6);
     figures.push(['reconciles of Ready clusters checked for writes', String((await reconciles()) - start)]);
     expect(await alpha.resourceVersions()).to.deep.equal(before);
   });
