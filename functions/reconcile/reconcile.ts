@@ -9,7 +9,7 @@ import { withDefaults } from '../../shared/core/api/defaults.ts';
 import type { RedisCluster, RedisClusterStatus } from '../../shared/core/api/v1beta1.ts';
 import { done, requeueAfter, type Outcome } from '../../shared/core/outcome.ts';
 import { nextLostPodCheck, podsToForceDelete } from '../../shared/core/reconcile/lost-pods.ts';
-import { computeStatus, pausedStatus } from '../../shared/core/reconcile/status.ts';
+import { computeStatus, pausedStatus, podsActivityType } from '../../shared/core/reconcile/status.ts';
 import { ANNOTATION_NODE_ID, stableJson } from '../../shared/core/resources/meta.ts';
 import { claimsToRecord } from '../../shared/core/reconcile/desired-cluster.ts';
 import { FINALIZER } from '../../shared/core/resources/names.ts';
@@ -117,7 +117,7 @@ async function reconcileOnce(kube: KubeClient, key: string, context: ReconcileCo
   const rolling = pass.rollout.kind === 'restart' || pass.rollout.kind === 'wait';
   const activity = rolling && pass.plan.converged
     ? { type: 'RollingUpdate' as const, message: pass.rollout.kind === 'wait' ? `rolling update: ${pass.rollout.outdated > 0 ? `${pass.rollout.outdated} pod(s) to restart, ` : ''}${pass.rollout.reason}` : `rolling update: ${pass.rollout.kind === 'restart' ? pass.rollout.outdated : 0} pod(s) to restart` }
-    : observed.pods.length < podCount(spec) || observed.pods.some((p) => !p.ready) ? { type: cluster.status?.phase === 'Running' ? 'Heal' as const : 'Create' as const, message: `${observed.pods.filter((p) => p.ready).length}/${podCount(spec)} pods ready` } : undefined;
+    : observed.pods.length < podCount(spec) || observed.pods.some((p) => !p.ready) ? { type: podsActivityType(cluster.status, spec.masters), message: `${observed.pods.filter((p) => p.ready).length}/${podCount(spec)} pods ready` } : undefined;
   const status = computeStatus({ ...statusBase, topology: pass.topology, plan: pass.plan, paused: false, ...(activity ? { activity } : {}) });
   await writeStatus(kube, cluster, status);
   if (status.conditions?.find((c) => c.type === 'Ready')?.status === 'True' && !rolling) return done();

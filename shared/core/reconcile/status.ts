@@ -34,8 +34,9 @@ export function computeStatus(input: StatusInput): RedisClusterStatus {
   const operation = operationOf(input);
   const problems = input.plan?.problems ?? [];
   const converged = !!input.plan?.converged && !operation && readyNodes === input.expectedPods && slotsCovered === SLOT_COUNT;
-  const degraded = problems.filter((p) => p.code !== 'PlacementRelaxed');
-  const everReady = input.previous?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') || input.previous?.phase === 'Running';
+  // Fewer masters than the spec while new pods are still coming (a scale-out) is progress.
+  const degraded = problems.filter((p) => p.code !== 'PlacementRelaxed' && !(p.code === 'NotEnoughPods' && readyNodes < input.expectedPods));
+  const everReady = wasFormed(input.previous);
 
   const conditions: Condition[] = [
     condition('Ready', converged, converged ? 'ClusterReady' : input.paused ? 'Paused' : operation ? 'OperationInProgress' : 'NotReady',
@@ -54,6 +55,19 @@ export function computeStatus(input: StatusInput): RedisClusterStatus {
     ...(operation ? { operation } : {}),
     ...(master ? { masterPod: master } : {}),
   };
+}
+
+/** The cluster was Ready once: only such a cluster takes these phases, so later passes of a
+ * scale-out, a rolling update or a failure (Ready False by then) still know it. */
+export function wasFormed(previous: RedisClusterStatus | undefined): boolean {
+  return !!previous?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')
+    || ['Running', 'Scaling', 'Updating', 'Degraded'].includes(previous?.phase ?? '');
+}
+
+/** What waiting for pods means: creating a new cluster, adding masters, or healing. */
+export function podsActivityType(previous: RedisClusterStatus | undefined, masters: number): OperationType {
+  if (!wasFormed(previous)) return 'Create';
+  return (previous?.shards?.length ?? masters) < masters ? 'ScaleOut' : 'Heal';
 }
 
 function operationOf(input: StatusInput): RedisClusterStatus['operation'] {

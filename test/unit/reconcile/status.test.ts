@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { Condition } from '../../../shared/core/api/k8s-types.ts';
 import type { RedisClusterStatus } from '../../../shared/core/api/v1beta1.ts';
 import type { Topology } from '../../../shared/core/cluster/topology.ts';
-import { computeStatus, pausedStatus, shardsOf, type StatusInput } from '../../../shared/core/reconcile/status.ts';
+import { computeStatus, pausedStatus, podsActivityType, shardsOf, type StatusInput } from '../../../shared/core/reconcile/status.ts';
 import { aTopology, pods, threeByOne, type NodeSpec } from '../cluster/builders.ts';
 import { aPlan, somePods } from './builders.ts';
 
@@ -158,6 +158,9 @@ describe('status', () => {
       ['it adds replicas', { plan: aPlan({ phase: 'replicating' }) }, 'Scaling'],
       ['it rolls the pods', { activity: { type: 'RollingUpdate', message: 'x' } }, 'Updating'],
       ['it heals', { plan: aPlan({ phase: 'healing' }) }, 'Running'],
+      ['a later pass of a scale-out waits for its new pods', { previous: { phase: 'Scaling', conditions: [{ type: 'Ready', status: 'False', reason: 'OperationInProgress', message: '', lastTransitionTime: T0 }] }, pods: somePods(6, (i) => ({ ready: i < 4 })), activity: { type: 'ScaleOut', message: '4/6 pods ready' } }, 'Scaling'],
+      ['a later pass of a scale-out moves slots', { previous: { phase: 'Scaling', conditions: [{ type: 'Ready', status: 'False', reason: 'OperationInProgress', message: '', lastTransitionTime: T0 }] }, plan: aPlan({ phase: 'migrating', slotsToMove: 10 }) }, 'Scaling'],
+      ['it lacks masters only because new pods are not Ready yet', { pods: somePods(6, (i) => ({ ready: i < 4 })), plan: aPlan({ problems: [{ code: 'NotEnoughPods', message: '3 of 4 masters: no empty pod left to make a master' }] }), activity: { type: 'ScaleOut', message: '4/6 pods ready' } }, 'Scaling'],
       ['it has a problem after being Ready', { plan: aPlan({ problems: [{ code: 'ShardDown', message: 'x' }] }) }, 'Degraded'],
       ['a pass failed after being Ready', { topology: undefined, plan: undefined, error: 'Secret x was not found' }, 'Degraded'],
       ['it is paused', paused, 'Paused'],
@@ -166,6 +169,23 @@ describe('status', () => {
     for (const [what, fields, phase] of table) {
       it(`is ${phase} when ${what}`, () => {
         expect(status(fields).phase).to.equal(phase);
+      });
+    }
+  });
+
+  describe('podsActivityType', () => {
+    const shards = (n: number) => Array.from({ length: n }, (_, index) => ({ index, name: `shard-${index}` }));
+    const table: [string, RedisClusterStatus | undefined, string][] = [
+      ['a new cluster', undefined, 'Create'],
+      ['a cluster still being created', { phase: 'Creating' }, 'Create'],
+      ['a Ready cluster given more masters', { ...wasReady, shards: shards(3) }, 'ScaleOut'],
+      ['a scale-out on a later pass (Ready False by then)', { phase: 'Scaling', shards: shards(3) }, 'ScaleOut'],
+      ['a Ready cluster that lost a pod', { ...wasReady, shards: shards(4) }, 'Heal'],
+      ['a degraded cluster', { phase: 'Degraded', shards: shards(4) }, 'Heal'],
+    ];
+    for (const [what, previous, type] of table) {
+      it(`is ${type} for ${what}`, () => {
+        expect(podsActivityType(previous, 4)).to.equal(type);
       });
     }
   });
