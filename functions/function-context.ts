@@ -12,6 +12,8 @@ export interface FunctionContext {
   /** The shared HTTP app: mount routes here (ingest takes POST /). */
   readonly app: Express;
   readonly registry: Registry;
+  /** The environment as main() read it, for a function with settings of its own (webhooks). */
+  readonly env: Readonly<Record<string, string | undefined>>;
   /** Adds a readiness check to /readyz. */
   addProbe(probe: Probe): void;
 }

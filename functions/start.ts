@@ -38,7 +38,7 @@ export async function main(argv: string[], env: Readonly<Record<string, string |
   try {
     for (const name of names) {
       const module = (await import(`./${name}/index.ts`)) as { start: StartFunction };
-      running.push({ name, fn: await module.start({ config, log: log.child({ fn: name }), app, registry, addProbe: (p) => probes.push(p) }) });
+      running.push({ name, fn: await module.start({ config, log: log.child({ fn: name }), app, registry, env, addProbe: (p) => probes.push(p) }) });
     }
   } catch (error) {
     log.fatal({ err: error }, 'start-up failed');

@@ -28,8 +28,8 @@ async function generatedTls(log: Logger): Promise<{ tls: WebhookServerSettings['
   return { tls: { cert: await readFile(certs.cert), key: await readFile(certs.key) }, dir };
 }
 
-export const start: StartFunction = async ({ log, addProbe }) => {
-  const config = readWebhookConfig(process.env);
+export const start: StartFunction = async ({ log, addProbe, env }) => {
+  const config = readWebhookConfig(env);
   const generated = config.tls ? undefined : await generatedTls(log);
   const listening = await startWebhookServer({ ...config, tls: config.tls ?? generated!.tls }, log);
   addProbe({ name: 'webhooks-https', check: async () => listening.server.listening });

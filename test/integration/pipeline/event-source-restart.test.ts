@@ -83,7 +83,7 @@ describe('event source across an API server restart', function () {
     // 1: three RedisClusters, seen by the running event source.
     for (const name of names) await api.objects.create(cluster(name));
     const config = readConfig({ K_SINK: sink.url + '/', KUBECONFIG: api.env.kubeconfigPath, WATCH_NAMESPACE: ns });
-    source = await startEventSource({ config, log: silent, app: express(), registry: createRegistry({ defaultMetrics: false }), addProbe: () => {} });
+    source = await startEventSource({ config, log: silent, app: express(), registry: createRegistry({ defaultMetrics: false }), env: {}, addProbe: () => {} });
     for (const name of names) await api.env.waitFor(() => has(received, 'add', name), { what: `add of ${name}` });
     // 2: what a watcher knew before the restart (its list and resourceVersion).
     const resource = watchedResources(ns)[0]!;

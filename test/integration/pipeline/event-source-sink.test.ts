@@ -65,12 +65,12 @@ describe('event source and an absent or busy sink', function () {
   it('delivers the events once ingest starts listening on the port where nothing listened', async () => {
     const destination = new Writable({ write(chunk, _enc, done) { logLines.push(JSON.parse(String(chunk))); done(); } });
     const log = createLogger({ level: 'debug', destination });
-    source = await startEventSource({ config, log, app: express(), registry: createRegistry({ defaultMetrics: false }), addProbe: () => {} });
+    source = await startEventSource({ config, log, app: express(), registry: createRegistry({ defaultMetrics: false }), env: {}, addProbe: () => {} });
     await api.objects.create(cluster('early'));
     await api.env.waitFor(() => attempts('early', /sink unreachable/) >= 2, { what: 'two failed deliveries of the add of early' });
 
     const app = createHttpApp({});
-    ingest = await startIngest({ config, log: createLogger({ level: 'silent' }), app, registry: createRegistry({ defaultMetrics: false }), addProbe: () => {} });
+    ingest = await startIngest({ config, log: createLogger({ level: 'silent' }), app, registry: createRegistry({ defaultMetrics: false }), env: {}, addProbe: () => {} });
     server = await listen(app, config.port);
     await api.env.waitFor(async () => (await queuedKeys()).includes(`${ns}/early`), { what: `${ns}/early in the queue` });
   });

@@ -43,7 +43,7 @@ describe('event source', function () {
   it('emits add for what exists, then turns a created, updated and deleted RedisCluster and a labelled child into their keys', async () => {
     await api.objects.create(cluster('early'));
     const config = readConfig({ K_SINK: sink.url + '/', KUBECONFIG: api.env.kubeconfigPath, WATCH_NAMESPACE: ns });
-    source = await startEventSource({ config, log, app: express(), registry: createRegistry({ defaultMetrics: false }), addProbe: () => {} });
+    source = await startEventSource({ config, log, app: express(), registry: createRegistry({ defaultMetrics: false }), env: {}, addProbe: () => {} });
     await api.env.waitFor(() => seen('dev.knative.apiserver.resource.add', `${ns}/early`), { what: 'add of the RedisCluster that existed before' });
 
     await api.objects.create(cluster('demo'));
