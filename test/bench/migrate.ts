@@ -1,5 +1,5 @@
 // `npm run bench -- migrate [--keys N] [--runners knredis,redis-cli,redis-cli-1000] [--knredis-only]
-//   [--workers N] [--baseline-s N] [--batch-keys N] [--migrate-depth N] [--chunk-slots N] [--parallel-moves N]`:
+//   [--workers N] [--baseline-s N] [--batch-keys N] [--migrate-depth N] [--chunk-slots N] [--parallel-moves N] [--busy-percent N]`:
 // the same data (default 1,000,000 keys) moved from 3 to 6 masters by knredis' rebalance and by
 // `redis-cli --cluster rebalance --cluster-use-empty-masters` (default pipeline, then
 // --cluster-pipeline 1000), each on a fresh cluster of real redis-server processes. An ioredis
@@ -74,11 +74,16 @@ function flag(args: string[], name: string): number | undefined {
   return n;
 }
 
+function percent(args: string[], name: string): number | undefined {
+  const n = flag(args, name);
+  return n === undefined ? undefined : n / 100;
+}
+
 const clientCells = (p: PhaseReport) => [Math.round(p.ops / (p.ms / 1000)), p.p50Ms, p.p99Ms, p.maxMs, p.errors];
 
 export default async function migrate(args: string[]): Promise<BenchResult> {
   requireCommand('redis-cli');
-  const knobs = { batchKeys: flag(args, '--batch-keys'), migrateDepth: flag(args, '--migrate-depth'), chunkSlots: flag(args, '--chunk-slots'), parallelMoves: flag(args, '--parallel-moves') };
+  const knobs = { batchKeys: flag(args, '--batch-keys'), migrateDepth: flag(args, '--migrate-depth'), chunkSlots: flag(args, '--chunk-slots'), parallelMoves: flag(args, '--parallel-moves'), busyShare: percent(args, '--busy-percent') };
   const s: Settings = {
     keys: flag(args, '--keys') ?? 1_000_000,
     workers: flag(args, '--workers') ?? 2,

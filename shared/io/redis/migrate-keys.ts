@@ -13,6 +13,8 @@ export interface KeyMoveOptions {
   readonly batchKeys: number;
   readonly migrateDepth: number;
   readonly timeoutMs: number;
+  /** Share of the time (0..1] the source may spend on MIGRATE; the rest it serves clients alone. */
+  readonly busyShare: number;
 }
 
 const MAX_KEY_ROUNDS = 100_000;
@@ -27,6 +29,7 @@ export async function moveKeys(pool: NodePool, source: NodeRef, target: NodeRef,
   const depth = Math.max(1, o.migrateDepth);
   const group = Math.max(depth, Math.floor(LIST_KEYS / Math.max(1, o.batchKeys)));
   const retries = { io: 0 };
+  const pace = pacer(o.busyShare);
   let pending = [...slots];
   let moved = 0;
   // A slot is done once GETKEYSINSLOT finds it empty; a slot that had keys is listed again.
@@ -34,12 +37,31 @@ export async function moveKeys(pool: NodePool, source: NodeRef, target: NodeRef,
     const again: number[] = [];
     for (let g = 0; g < pending.length; g += group) {
       const work = await listKeys(pool, source, pending.slice(g, g + group), o.batchKeys);
-      for (let i = 0; i < work.length; i += depth) moved += await migrate(pool, source, target, work.slice(i, i + depth), o, retries);
+      for (let i = 0; i < work.length; i += depth) {
+        const started = performance.now();
+        moved += await migrate(pool, source, target, work.slice(i, i + depth), o, retries);
+        await pace.after(performance.now() - started);
+      }
       again.push(...work.map((w) => w.slot));
     }
     pending = again;
   }
   return moved;
+}
+
+/** Pauses so the source is busy at most `share` of the time; short pauses add up (timers are coarse). */
+function pacer(share: number): { after(busyMs: number): Promise<void> } {
+  const ratio = share > 0 && share < 1 ? (1 - share) / share : 0;
+  let owed = 0;
+  return {
+    async after(busyMs: number) {
+      owed += busyMs * ratio;
+      if (owed < 2) return;
+      const started = performance.now();
+      await new Promise((r) => setTimeout(r, owed));
+      owed -= performance.now() - started;
+    },
+  };
 }
 
 async function listKeys(pool: NodePool, source: NodeRef, slots: readonly number[], batch: number): Promise<SlotKeys[]> {

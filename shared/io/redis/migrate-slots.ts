@@ -4,9 +4,13 @@
 // slot always has an owner that accepts it, redis#7116), the source next (a source that just
 // gave its last slot may already be a replica: "use SETSLOT only with masters" is fine,
 // redis#9223), and every other master last (saves clients a redirect; gossip does it anyway).
-// Faster than redis-cli: slots go in chunks whose commands are pipelined, batches are large,
-// and moves with disjoint nodes run in parallel. Every stage is idempotent, so a run killed
-// anywhere is finished by running the same move again.
+// Faster than redis-cli: slots go in chunks whose SETSLOT and GETKEYSINSLOT commands are
+// pipelined (redis-cli pays several round trips per slot, each SETSLOT NODE an fsync), and moves
+// with disjoint nodes can run in parallel. Gentle on clients: MIGRATE blocks the source until the
+// target has restored every key, so by default one MIGRATE of a bounded batch is in flight per
+// source, one move runs at a time, and the source is left idle part of the time (busyShare);
+// the figures behind these defaults come from `npm run bench -- migrate`. Every stage is
+// idempotent, so a run killed anywhere is finished by running the same move again.
 import type { NodeRef, SlotMove } from '../../core/cluster/steps.ts';
 import { ClusterCommandError, StaleObservationError } from '../../core/cluster/errors.ts';
 import { pipeline, nodeName, type NodePool } from './connection.ts';
@@ -15,7 +19,10 @@ import { moveKeys } from './migrate-keys.ts';
 export type MigrationStage = 'importing' | 'migrating' | 'keys' | 'target' | 'source' | 'others';
 
 export interface MigrateOptions {
-  /** Keys per GETKEYSINSLOT / MIGRATE (redis-cli: --cluster-pipeline, default 10). */
+  /**
+   * Keys per GETKEYSINSLOT / MIGRATE (redis-cli: --cluster-pipeline, default 10). A client
+   * command that reaches the source during a MIGRATE waits for all of its keys.
+   */
   readonly batchKeys?: number;
   /** Slots whose SETSLOT commands are pipelined together. */
   readonly chunkSlots?: number;
@@ -24,8 +31,16 @@ export interface MigrateOptions {
    * client's whole pipeline before serving others: a small depth keeps client latency low.
    */
   readonly migrateDepth?: number;
-  /** Moves (source/target pairs with no node in common) run at once. */
+  /**
+   * Moves (source/target pairs with no node in common) run at once. More is faster only when
+   * the nodes have CPUs of their own; on shared cores it was slower and starved clients.
+   */
   readonly parallelMoves?: number;
+  /**
+   * Share of the time (0..1] a source may spend running MIGRATE; the migrator pauses for the
+   * rest, so clients find the source idle more often. 1: no pause.
+   */
+  readonly busyShare?: number;
   /** MIGRATE timeout (redis-cli: 60000 ms). */
   readonly timeoutMs?: number;
   readonly onProgress?: (progress: { movedSlots: number; totalSlots: number; movedKeys: number }) => void;
@@ -40,7 +55,7 @@ export interface MigrateResult {
 }
 
 /** The defaults: see MigrateOptions; measured with `npm run bench -- migrate`. */
-export const MIGRATE_DEFAULTS = Object.freeze({ batchKeys: 1000, chunkSlots: 128, migrateDepth: 1, parallelMoves: 1, timeoutMs: 60_000 });
+export const MIGRATE_DEFAULTS = Object.freeze({ batchKeys: 32, chunkSlots: 128, migrateDepth: 1, parallelMoves: 1, busyShare: 1, timeoutMs: 60_000 });
 
 export async function migrateSlots(pool: NodePool, moves: readonly SlotMove[], masters: readonly NodeRef[], options: MigrateOptions = {}): Promise<MigrateResult> {
   const totalSlots = moves.reduce((n, m) => n + m.slots.length, 0);
@@ -118,6 +133,7 @@ async function moveChunk(pool: NodePool, source: NodeRef, target: NodeRef, slots
     batchKeys: options.batchKeys ?? MIGRATE_DEFAULTS.batchKeys,
     migrateDepth: options.migrateDepth ?? MIGRATE_DEFAULTS.migrateDepth,
     timeoutMs: options.timeoutMs ?? MIGRATE_DEFAULTS.timeoutMs,
+    busyShare: options.busyShare ?? MIGRATE_DEFAULTS.busyShare,
   });
   stage('keys');
   // 4: the target owns the slots first, 5: then the source, 6: then every other master
