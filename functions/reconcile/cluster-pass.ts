@@ -54,7 +54,7 @@ export async function runClusterPass(input: ClusterPassInput): Promise<ClusterPa
   // 2: apply this plan's steps, in order
   const applied: Step[] = [];
   for (const step of plan.steps) {
-    await applyStep(input.pool, step, { log: input.log, migrate: { batchKeys: 500 } });
+    await applyStep(input.pool, step, { log: input.log });
     applied.push(step);
     if (step.kind !== 'setConfigEpoch' && step.kind !== 'meet') await input.events.normal(reasonOf[step.kind], describeStep(step));
   }
