@@ -1,6 +1,7 @@
 // The HTTP server every function shares: health probes, Prometheus /metrics, JSON errors,
 // and a listen/close pair that drains connections on shutdown.
 import { createServer, type Server } from 'node:http';
+import type { Server as HttpsServer } from 'node:https';
 import express, { type Express, type Response } from 'express';
 import type { Registry } from 'prom-client';
 
@@ -36,15 +37,19 @@ export function createHttpApp(options: { registry?: Registry; probes?: () => rea
 }
 
 export interface Listening {
-  readonly server: Server;
+  readonly server: Server | HttpsServer;
   readonly port: number;
   readonly url: string;
   /** Stops accepting, lets requests in flight finish, then closes idle connections. */
   close(): Promise<void>;
 }
 
-export async function listen(app: Express, port: number, host = '127.0.0.1'): Promise<Listening> {
-  const server = createServer(app);
+export function listen(app: Express, port: number, host = '127.0.0.1'): Promise<Listening> {
+  return serve(createServer(app), port, host, 'http');
+}
+
+/** Listens with an HTTP or HTTPS server already built; the URL names the bound port. */
+export async function serve<S extends Server | HttpsServer>(server: S, port: number, host: string, scheme: 'http' | 'https'): Promise<Listening & { readonly server: S }> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());
@@ -52,7 +57,7 @@ export async function listen(app: Express, port: number, host = '127.0.0.1'): Pr
   const address = server.address();
   const bound = typeof address === 'object' && address ? address.port : port;
   return {
-    server, port: bound, url: `http://${host.includes(':') ? `[${host}]` : host}:${bound}`,
+    server, port: bound, url: `${scheme}://${host.includes(':') ? `[${host}]` : host}:${bound}`,
     close: () => new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeIdleConnections();
