@@ -4,7 +4,7 @@ import type { RedisClusterSpecV1alpha1, RedisClusterStatusV1alpha1 } from './v1a
 import type { JSONSchemaProps, SchemaFor } from './schema-types.ts';
 import { configSchema } from './schema-config.ts';
 import { conditionsSchema, resourcesSchema } from './schema-k8s.ts';
-import { MAX_NAME_LENGTH, MAX_NODES, MIN_MASTERS } from './schema-v1beta1.ts';
+import { MAX_NODES, MIN_MASTERS, rootSchema } from './schema-v1beta1.ts';
 
 export const specSchemaV1alpha1: SchemaFor<RedisClusterSpecV1alpha1> = {
   type: 'object',
@@ -36,18 +36,6 @@ export const statusSchemaV1alpha1: SchemaFor<RedisClusterStatusV1alpha1> = {
   },
 };
 
-export const rootSchemaV1alpha1: JSONSchemaProps = {
-  type: 'object',
-  description: 'RedisCluster (v1alpha1, the original API; prefer v1beta1). Converted to v1beta1 without loss.',
-  properties: {
-    apiVersion: { type: 'string', description: 'APIVersion of this object: cache.redis.io/v1alpha1.' },
-    kind: { type: 'string', description: 'Kind of this object: RedisCluster.' },
-    metadata: { type: 'object', properties: { name: { type: 'string', description: `Name of the RedisCluster, at most ${MAX_NAME_LENGTH} characters.` } } },
-    spec: specSchemaV1alpha1,
-    status: statusSchemaV1alpha1,
-  },
-  required: ['spec'],
-  'x-kubernetes-validations': [
-    { rule: `self.metadata.name.size() <= ${MAX_NAME_LENGTH}`, message: `metadata.name must be at most ${MAX_NAME_LENGTH} characters: the names of pods, services and volumes are built from it`, fieldPath: '.metadata.name' },
-  ],
-};
+export const rootSchemaV1alpha1: JSONSchemaProps = rootSchema('v1alpha1',
+  'RedisCluster (v1alpha1, the original API; prefer v1beta1). Converted to v1beta1 without loss.',
+  specSchemaV1alpha1, statusSchemaV1alpha1);

@@ -167,19 +167,25 @@ export const statusSchemaV1beta1: SchemaFor<RedisClusterStatus> = {
   },
 };
 
-/** The root schema of the version: spec, status, and a rule on the name. */
-export const rootSchemaV1beta1: JSONSchemaProps = {
-  type: 'object',
-  description: 'RedisCluster is a Redis Cluster managed by knredis: masters, their replicas, and the hash slots spread over them.',
-  properties: {
-    apiVersion: { type: 'string', description: 'APIVersion of this object: cache.redis.io/v1beta1.' },
-    kind: { type: 'string', description: 'Kind of this object: RedisCluster.' },
-    metadata: { type: 'object', properties: { name: { type: 'string', description: `Name of the RedisCluster, at most ${MAX_NAME_LENGTH} characters.` } } },
-    spec: specSchemaV1beta1,
-    status: statusSchemaV1beta1,
-  },
-  required: ['spec'],
-  'x-kubernetes-validations': [
-    { rule: `self.metadata.name.size() <= ${MAX_NAME_LENGTH}`, message: `metadata.name must be at most ${MAX_NAME_LENGTH} characters: the names of pods, services and volumes are built from it`, fieldPath: '.metadata.name' },
-  ],
-};
+/** The root schema of a version around its spec and status, with the rule on the name. */
+export function rootSchema(version: string, description: string, spec: JSONSchemaProps, status: JSONSchemaProps): JSONSchemaProps {
+  return {
+    type: 'object',
+    description,
+    properties: {
+      apiVersion: { type: 'string', description: `APIVersion of this object: cache.redis.io/${version}.` },
+      kind: { type: 'string', description: 'Kind of this object: RedisCluster.' },
+      metadata: { type: 'object', properties: { name: { type: 'string', description: `Name of the RedisCluster, at most ${MAX_NAME_LENGTH} characters.` } } },
+      spec,
+      status,
+    },
+    required: ['spec'],
+    'x-kubernetes-validations': [
+      { rule: `self.metadata.name.size() <= ${MAX_NAME_LENGTH}`, message: `metadata.name must be at most ${MAX_NAME_LENGTH} characters: the names of pods, services and volumes are built from it`, fieldPath: '.metadata.name' },
+    ],
+  };
+}
+
+export const rootSchemaV1beta1: JSONSchemaProps = rootSchema('v1beta1',
+  'RedisCluster is a Redis Cluster managed by knredis: masters, their replicas, and the hash slots spread over them.',
+  specSchemaV1beta1, statusSchemaV1beta1);
