@@ -16,6 +16,11 @@ export default tseslint.config(
     },
   },
   {
+    // Plain Node scripts that run before node_modules exists (infra/setup).
+    files: ['**/*.mjs'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', performance: 'readonly', setInterval: 'readonly', clearInterval: 'readonly' } },
+  },
+  {
     files: ['shared/core/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { paths: ioLibraries.map((name) => ({ name, message: 'shared/core is pure: do I/O in shared/io or a function.', allowTypeImports: true })) }],

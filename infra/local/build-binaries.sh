@@ -29,7 +29,8 @@ build_started=$SECONDS
 
 command -v go >/dev/null || { echo "build-binaries: go is not on PATH (Go >= 1.26 is needed)" >&2; exit 1; }
 mkdir -p "$bin" "$root/kube" "$root/etcd"
-log() { printf 'build-binaries: %s\n' "$*" >&2; }
+# Each line carries the time since the build started: one go build takes minutes and prints nothing.
+log() { printf 'build-binaries [%dm%02ds]: %s\n' $(((SECONDS - build_started) / 60)) $(((SECONDS - build_started) % 60)) "$*" >&2; }
 export GOFLAGS=-mod=mod GOTOOLCHAIN=local CGO_ENABLED=0
 
 # 1: kube. The release's go.mod replaces each staging module with ./staging/..., which is
@@ -73,9 +74,10 @@ for pkg in k8s.io/client-go/pkg/version k8s.io/component-base/version; do
 done
 for cmd in kube-apiserver kube-controller-manager kube-scheduler kubectl; do
   [ -x "$bin/$cmd" ] && continue
-  log "go build $cmd"
+  log "go build $cmd ..."
   (cd "$root/kube" && go build -trimpath -ldflags "$ldflags" -o "$bin/$cmd.tmp" "k8s.io/kubernetes/cmd/$cmd")
   mv "$bin/$cmd.tmp" "$bin/$cmd"
+  log "built $cmd"
 done
 
 # 2: etcd, from its own small module.
@@ -90,9 +92,10 @@ MOD
   printf '//go:build tools\n\npackage tools\n\nimport _ "go.etcd.io/etcd/server/v3"\n' >"$root/etcd/tools.go"
   log "resolving go.etcd.io/etcd/server/v3 $ETCD_VERSION"
   (cd "$root/etcd" && go mod tidy -e >/dev/null 2>"$root/etcd/tidy.log" || { cat "$root/etcd/tidy.log" >&2; exit 1; })
-  log "go build etcd"
+  log "go build etcd ..."
   (cd "$root/etcd" && go build -trimpath -ldflags "-s -w" -o "$bin/etcd.tmp" go.etcd.io/etcd/server/v3)
   mv "$bin/etcd.tmp" "$bin/etcd"
+  log "built etcd"
 fi
 have_all || { log "some binaries are missing in $bin"; exit 1; }
 # The record test/bench/local.ts reports as the cold build time (only a real build writes it).

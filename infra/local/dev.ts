@@ -8,7 +8,6 @@ import { parse } from 'yaml';
 import { KubeConfig } from '@kubernetes/client-node';
 import { childNames } from '../../shared/core/resources/names.ts';
 import { devUsage, parseDevArgs, UsageError, type DevOptions } from './dev-args.ts';
-import { missingPrerequisites } from './dev-prerequisites.ts';
 import { watchProgress, type WatchProgress } from './dev-progress.ts';
 import { removeDevState, runningDev, writeDevState } from './dev-state.ts';
 import { devSummary } from './dev-summary.ts';
@@ -33,11 +32,6 @@ try {
 if (options.help) {
   console.log(devUsage);
   process.exit(0);
-}
-const problems = missingPrerequisites();
-if (problems.length > 0) {
-  console.error(`npm run dev cannot start:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-  process.exit(1);
 }
 const other = runningDev(options.name);
 if (other !== undefined) {

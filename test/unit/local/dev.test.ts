@@ -1,6 +1,5 @@
 import { expect } from 'chai';
 import { parseDevArgs, UsageError } from '../../../infra/local/dev-args.ts';
-import { missingPrerequisites } from '../../../infra/local/dev-prerequisites.ts';
 import { isReady, progressLine } from '../../../infra/local/dev-progress.ts';
 import { devSummary, READY_BANNER } from '../../../infra/local/dev-summary.ts';
 import type { RedisCluster } from '../../../shared/core/api/v1beta1.ts';
@@ -36,18 +35,6 @@ describe('infra/local/dev-args', function () {
       expect(() => parseDevArgs(argv, {})).to.throw(UsageError, message);
     });
   }
-});
-
-describe('infra/local/dev-prerequisites', function () {
-  it('names install-packages.sh when redis-server or openssl is missing', function () {
-    const problems = missingPrerequisites((c) => c !== 'redis-server', true);
-    expect(problems).to.have.length(1);
-    expect(problems[0]).to.contain('redis-server is missing').and.contain('bash infra/local/install-packages.sh');
-  });
-  it('asks for Go only when the control plane is not built yet', function () {
-    expect(missingPrerequisites((c) => c !== 'go', true)).to.deep.equal([]);
-    expect(missingPrerequisites((c) => c !== 'go', false)[0]).to.contain('Go >= 1.26');
-  });
 });
 
 describe('infra/local/dev-progress', function () {

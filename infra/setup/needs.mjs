@@ -1,0 +1,29 @@
+// @ts-check
+// What `npm run dev` and `npm test` need on the machine, in one place: add a package here and
+// both the set-up and the README's table know it. Plain JavaScript: it runs before node_modules.
+
+/** @typedef {'dev' | 'test'} Purpose */
+
+/**
+ * A Debian package, found on the machine by the command it provides.
+ * @typedef {object} DebianPackage
+ * @property {string} name      the Debian package
+ * @property {string} command   what it provides; the package counts as present when this is on PATH
+ * @property {string} why
+ * @property {Purpose[]} for    which of the two commands need it
+ */
+
+/** @type {DebianPackage[]} */
+export const debianPackages = [
+  { name: 'redis-server', command: 'redis-server', why: 'the local pods and the queue run real redis-server processes', for: ['dev', 'test'] },
+  { name: 'redis-tools', command: 'redis-cli', why: 'redis-cli: the commands npm run dev prints, the migration benchmark', for: ['dev', 'test'] },
+  { name: 'openssl', command: 'openssl', why: 'certificates of the local control plane and the webhooks', for: ['dev', 'test'] },
+  { name: 'chromium', command: 'chromium', why: 'the dashboard is tested in a real browser', for: ['test'] },
+  { name: 'iptables', command: 'iptables', why: 'the chaos tests cut traffic on the loopback device', for: ['test'] },
+];
+
+/** Go builds the control plane (infra/local/build-binaries.sh); only needed until it is cached. */
+export const goNeeded = '1.26';
+
+export const nodeHowTo = 'install it from https://nodejs.org/en/download (or `nvm install 20`)';
+export const goHowTo = 'install it from https://go.dev/dl/ and put its bin directory on PATH';
