@@ -1,6 +1,6 @@
 // @ts-check
-// What `npm run dev` and `npm test` need on the machine, in one place: add a package here and
-// both the set-up and the README's table know it. Plain JavaScript: it runs before node_modules.
+// What `npm run dev` and `npm test` need on the machine, in one place: a package added here is
+// installed by both commands' set-up. Plain JavaScript: it runs before node_modules exists.
 
 /** @typedef {'dev' | 'test'} Purpose */
 
