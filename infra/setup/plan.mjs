@@ -71,7 +71,7 @@ export function planSetup(facts) {
   if (facts.nodeModules === 'current') {
     plan.inPlace.push('node_modules');
   } else if (facts.nodeModulesLink !== undefined) {
-    plan.notes.push(`node_modules links to ${facts.nodeModulesLink} and is older than package-lock.json; not reinstalling a shared directory (run npm ci there).`);
+    plan.notes.push(`node_modules links to ${facts.nodeModulesLink}, which is ${facts.nodeModules === 'missing' ? 'missing' : 'older than package-lock.json'}; a shared directory is not reinstalled here (run npm ci where it lives).`);
   } else {
     const why = facts.nodeModules === 'missing' ? 'node_modules is missing' : 'package-lock.json is newer than node_modules';
     plan.actions.push({ step: 'npm ci', why, run: [['npm', 'ci', '--no-audit', '--no-fund']] });

@@ -8,7 +8,7 @@
 // Exit 1 with what to do when something cannot be installed here (Node, Go, packages without
 // root); then nothing is run.
 import { spawn, spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync, lstatSync, readFileSync, readlinkSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,11 +48,12 @@ function nodeModulesState() {
   return { nodeModules: installed !== undefined && installed >= lock ? /** @type {const} */ ('current') : /** @type {const} */ ('stale'), nodeModulesLink: link };
 }
 
+const cache = process.env.KNREDIS_CACHE || join(homedir(), '.cache', 'knredis');
+
 /** The cache build-binaries.sh fills (infra/local/paths.ts reads the same place). */
 function binariesBuilt() {
   const env = readFileSync(join(repo, 'infra/local/versions.env'), 'utf8');
   const read = (/** @type {string} */ key) => new RegExp(`^${key}=(\\S+)`, 'm').exec(env)?.[1];
-  const cache = process.env.KNREDIS_CACHE || join(homedir(), '.cache', 'knredis');
   const bin = join(cache, `k8s-${read('KUBE_VERSION')}-etcd-${read('ETCD_VERSION')}`, 'bin');
   return ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubectl'].every((b) => existsSync(join(bin, b)));
 }
@@ -111,6 +112,16 @@ async function main() {
     return 2;
   }
   const plan = planSetup(gatherFacts(purpose));
+  if (plan.actions.length > 0 && flag === undefined && !process.env.KNREDIS_SETUP_LOCKED && onPath('flock')) {
+    // One set-up at a time per machine (npm run dev and npm test started together on a fresh
+    // clone): this one runs again under the lock, and so finds what the other installed.
+    mkdirSync(cache, { recursive: true });
+    const again = (/** @type {string[]} */ wait) => spawnSync('flock', [...wait, '-E', '75', join(cache, 'setup.lock'), process.execPath, fileURLToPath(import.meta.url), purpose], { stdio: 'inherit', env: { ...process.env, KNREDIS_SETUP_LOCKED: '1' } }).status;
+    const code = again(['-n']);
+    if (code !== 75) return code ?? 1;
+    say('another set-up is running on this machine; waiting for it');
+    return again([]) ?? 1;
+  }
   for (const note of plan.notes) say(`note: ${note}`);
   if (plan.problems.length > 0) {
     say(`npm ${purpose === 'dev' ? 'run dev' : 'test'} needs what this set-up cannot install; nothing was changed:`);

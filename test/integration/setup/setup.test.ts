@@ -2,13 +2,14 @@
 // facts it reads, the commands it runs, and that it runs none when it cannot finish. apt-get
 // (and sudo, when the test is not root) are stand-ins that write a log and the commands.
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { versions } from '../../../infra/local/paths.ts';
+import { waitFor } from '../../support/wait-for.ts';
 
 const run = promisify(execFile);
 const setup = fileURLToPath(new URL('../../../infra/setup/setup.mjs', import.meta.url));
@@ -26,6 +27,7 @@ done
 const fakeSudo = '#!/bin/sh\n[ "$1" = -n ] && shift\nexec "$@"\n';
 
 describe('infra/setup/setup.mjs', function () {
+  this.timeout(120_000);
   let dir: string;
   let bin: string;
   let cache: string;
@@ -43,7 +45,7 @@ describe('infra/setup/setup.mjs', function () {
     await mkdir(built, { recursive: true });
     await mkdir(bin);
     for (const b of ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubectl']) await symlink('/bin/true', join(built, b));
-    for (const c of ['sh', 'env']) await symlink(join('/usr/bin', c), join(bin, c)).catch(() => symlink(join('/bin', c), join(bin, c)));
+    for (const c of ['sh', 'env', 'flock']) await symlink(join('/usr/bin', c), join(bin, c)).catch(() => symlink(join('/bin', c), join(bin, c)));
   });
   afterEach(async function () {
     await rm(dir, { recursive: true, force: true });
@@ -56,11 +58,15 @@ describe('infra/setup/setup.mjs', function () {
     expect(stderr).not.to.contain('$ ');
   });
 
-  it('installs the missing packages with apt-get, then finds them in place and runs nothing', async function () {
+  const withAptGet = async () => {
     await writeFile(join(bin, 'apt-get'), fakeAptGet);
     await writeFile(join(bin, 'sudo'), fakeSudo);
     await chmod(join(bin, 'apt-get'), 0o755);
     await chmod(join(bin, 'sudo'), 0o755);
+  };
+
+  it('installs the missing packages with apt-get, then finds them in place and runs nothing', async function () {
+    await withAptGet();
 
     const first = await setUp('dev');
     expect(first.code, first.stderr).to.equal(0);
@@ -72,5 +78,27 @@ describe('infra/setup/setup.mjs', function () {
     expect(second.stderr).to.match(/in place: Node [\d.]+, node_modules, redis-server, redis-cli, openssl, control plane/);
     expect(second.stderr).not.to.contain('$ ');
     expect((await aptLog()).split('\n'), 'apt-get is not run again').to.have.length(3);
+  });
+
+  it('waits for a set-up already running on the machine, then installs only what that one did not', async function () {
+    await withAptGet();
+    // The other set-up holds the lock until told (a line on its stdin).
+    const other = spawn('flock', [join(cache, 'setup.lock'), 'sh', '-c', 'echo held; read line'], { stdio: ['pipe', 'pipe', 'ignore'] });
+    let held = '';
+    other.stdout.on('data', (s: Buffer) => { held += s.toString(); });
+    await waitFor(() => held.includes('held'), { what: 'the other set-up holding the lock' });
+    let stderr = '';
+    const waiting = run(process.execPath, [setup, 'dev'], { env: { PATH: bin, HOME: dir, KNREDIS_CACHE: cache } });
+    waiting.child.stderr!.on('data', (s: Buffer) => { stderr += s.toString(); });
+    try {
+      await waitFor(() => stderr.includes('another set-up is running on this machine; waiting for it'), { what: 'the second set-up waiting' });
+      // Meanwhile the other one installs redis-server and openssl.
+      for (const c of ['redis-server', 'openssl']) await symlink('/bin/true', join(bin, c));
+    } finally {
+      other.stdin.end('go\n');
+    }
+    await waiting;
+    expect(await aptLog()).to.equal('noninteractive update -q\nnoninteractive install -y -q redis-tools\n');
+    expect(stderr).to.contain('in place: Node');
   });
 });
