@@ -3,14 +3,10 @@
 // missing), and a person opens bull-board and the cluster view. Screenshots of each cluster
 // are written to test-output/dashboard/ for review.
 import { expect } from 'chai';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { startRedis, type RedisServer } from '../../support/redis-server.ts';
-import { requireCommand } from '../../support/prerequisites.ts';
 import { waitFor } from '../../support/wait-for.ts';
 import { computeStatus } from '../../../shared/core/reconcile/status.ts';
+import type { Page } from 'playwright-core';
 import { done, noted, requeueAfter, TransientError, type Outcome } from '../../../shared/core/outcome.ts';
 import { snapshotOf, type StatusSnapshot } from '../../../shared/core/run-note.ts';
 import { createHttpApp, listen, type Listening } from '../../../shared/io/http.ts';
@@ -22,9 +18,9 @@ import { createReconcileQueue, type ReconcileQueue } from '../../../shared/io/qu
 import { runLog, type RunLog } from '../../../shared/io/queue/run-log.ts';
 import { clustersPath, dashboardRouter } from '../../../functions/dashboard/app.ts';
 import { startDepthSampler } from '../../../functions/dashboard/depth-sampler.ts';
+import { startBrowser, type Browser } from './chromium.ts';
 import { uniqueNames } from './harness.ts';
 
-const outputDir = resolve('test-output/dashboard');
 const ready = 'prod/orders-cache';
 const migrating = 'prod/sessions';
 const failing = 'staging/catalog';
@@ -89,11 +85,10 @@ describe('dashboard', function () {
   let runs: RunLog;
   let sampler: { stop(): void };
   let server: Listening;
-  let browser: BrowserContext | undefined;
-  let profile: string;
+  let browser: Browser;
 
   before(async () => {
-    requireCommand('chromium', 'apt-get install chromium');
+    browser = await startBrowser(token);
     redis = await startRedis();
     const connection = producerConnection(redis.url);
     queue = createReconcileQueue({ connection, names });
@@ -119,8 +114,6 @@ describe('dashboard', function () {
     const app = createHttpApp({ registry });
     app.use(dashboardRouter({ queue: queue.bull, redis: connection, names, readOnly: true, token }));
     server = await listen(app, 0);
-    profile = await mkdtemp(join(tmpdir(), 'knredis-chromium-'));
-    await mkdir(outputDir, { recursive: true });
   });
   after(async () => {
     sampler?.stop();
@@ -130,29 +123,12 @@ describe('dashboard', function () {
     await queue?.bull.obliterate({ force: true }).catch(() => {});
     await queue?.close();
     await redis?.stop();
-    await rm(profile, { recursive: true, force: true });
   });
 
   const historyOf = async (key: string) => (await runs.read(Date.now())).keys.find((k) => k.key === key)?.runs ?? [];
 
-  async function open(path: string): Promise<Page> {
-    // A fresh profile directory (playwright passes it as --user-data-dir).
-    browser ??= await chromium.launchPersistentContext(profile, {
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-      extraHTTPHeaders: { authorization: `Bearer ${token}` },
-      viewport: { width: 1500, height: 500 },
-    });
-    const page = await browser.newPage();
-    await page.goto(`${server.url}${path}`);
-    return page;
-  }
-
-  async function screenshot(page: Page, name: string): Promise<void> {
-    const path = join(outputDir, `${name}.png`);
-    await page.screenshot({ path, fullPage: true });
-    console.log(`      screenshot: ${path}`);
-  }
+  const open = (path: string) => browser.open(`${server.url}${path}`);
+  const screenshot = (page: Page, name: string) => browser.screenshot(page, name);
 
   it('refuses bull-board and the cluster view without the bearer token', async () => {
     for (const path of ['/admin/queues', clustersPath]) {
