@@ -3,17 +3,15 @@
 // and the row going away once the RedisCluster is deleted.
 import { expect } from 'chai';
 import { installApi, type InstalledApi } from '../api/api-fixture.ts';
-import { startRedis, type RedisServer } from '../../support/redis-server.ts';
 import { waitFor } from '../../support/wait-for.ts';
 import { createReconcile } from '../../../functions/reconcile/reconcile.ts';
-import { clustersPath, dashboardRouter } from '../../../functions/dashboard/app.ts';
-import { createHttpApp, listen, type Listening } from '../../../shared/io/http.ts';
+import { clustersPath } from '../../../functions/dashboard/app.ts';
+import type { Listening } from '../../../shared/io/http.ts';
 import { createLogger } from '../../../shared/io/log.ts';
-import { producerConnection } from '../../../shared/io/queue/connection.ts';
-import { startQueueWorker, type QueueWorker } from '../../../shared/io/queue/queue-worker.ts';
-import { createReconcileQueue, type ReconcileQueue } from '../../../shared/io/queue/reconcile-queue.ts';
-import { runLog, type RunLog } from '../../../shared/io/queue/run-log.ts';
+import type { ReconcileQueue } from '../../../shared/io/queue/reconcile-queue.ts';
+import type { RunLog } from '../../../shared/io/queue/run-log.ts';
 import { startBrowser, type Browser } from './chromium.ts';
+import { startDashboardStack, type DashboardStack } from './dashboard-stack.ts';
 import { uniqueNames } from './harness.ts';
 
 describe('dashboard with the real reconciler', function () {
@@ -22,9 +20,8 @@ describe('dashboard with the real reconciler', function () {
   const names = uniqueNames('dashrec');
   let api: InstalledApi;
   let ns: string;
-  let redis: RedisServer;
+  let stack: DashboardStack;
   let queue: ReconcileQueue;
-  let worker: QueueWorker;
   let runs: RunLog;
   let server: Listening;
   let browser: Browser;
@@ -33,26 +30,15 @@ describe('dashboard with the real reconciler', function () {
     browser = await startBrowser(token);
     api = await installApi('knredis-dashboard-test');
     ns = await api.namespace(`dash-${names.queue.slice(-8)}`);
-    redis = await startRedis();
-    const connection = producerConnection(redis.url);
-    queue = createReconcileQueue({ connection, names });
-    runs = runLog(connection, names);
-    const log = createLogger({ level: 'silent' });
-    worker = startQueueWorker({
-      redisUrl: redis.url, names, log, reconcile: createReconcile({ kubeConfig: api.env.kubeConfig(), log }),
+    stack = await startDashboardStack({
+      names, token, reconcile: createReconcile({ kubeConfig: api.env.kubeConfig(), log: createLogger({ level: 'silent' }) }),
       settings: { concurrency: 1, timeoutMs: 30_000, lockDurationMs: 10_000, stalledIntervalMs: 5_000, maxStalledCount: 5, backoff: { baseMs: 1_000, maxMs: 10_000, jitter: 0 } },
     });
-    const app = createHttpApp({});
-    app.use(dashboardRouter({ queue: queue.bull, redis: connection, names, readOnly: true, token }));
-    server = await listen(app, 0);
+    ({ queue, runs, server } = stack);
   });
   after(async () => {
     await browser?.close();
-    await server?.close();
-    await worker?.close();
-    await queue?.bull.obliterate({ force: true }).catch(() => {});
-    await queue?.close();
-    await redis?.stop();
+    await stack?.close();
     await api?.stop();
   });
 

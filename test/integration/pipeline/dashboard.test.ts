@@ -3,22 +3,19 @@
 // missing), and a person opens bull-board and the cluster view. Screenshots of each cluster
 // are written to test-output/dashboard/ for review.
 import { expect } from 'chai';
-import { startRedis, type RedisServer } from '../../support/redis-server.ts';
 import { waitFor } from '../../support/wait-for.ts';
 import { computeStatus } from '../../../shared/core/reconcile/status.ts';
 import type { Page } from 'playwright-core';
 import { done, noted, requeueAfter, TransientError, type Outcome } from '../../../shared/core/outcome.ts';
 import { snapshotOf, type StatusSnapshot } from '../../../shared/core/run-note.ts';
-import { createHttpApp, listen, type Listening } from '../../../shared/io/http.ts';
+import type { Listening } from '../../../shared/io/http.ts';
 import { createLogger } from '../../../shared/io/log.ts';
-import { createRegistry, registerQueueGauges } from '../../../shared/io/metrics.ts';
-import { producerConnection } from '../../../shared/io/queue/connection.ts';
-import { startQueueWorker, type QueueWorker } from '../../../shared/io/queue/queue-worker.ts';
-import { createReconcileQueue, type ReconcileQueue } from '../../../shared/io/queue/reconcile-queue.ts';
-import { runLog, type RunLog } from '../../../shared/io/queue/run-log.ts';
-import { clustersPath, dashboardRouter } from '../../../functions/dashboard/app.ts';
+import type { ReconcileQueue } from '../../../shared/io/queue/reconcile-queue.ts';
+import type { RunLog } from '../../../shared/io/queue/run-log.ts';
+import { clustersPath } from '../../../functions/dashboard/app.ts';
 import { startDepthSampler } from '../../../functions/dashboard/depth-sampler.ts';
 import { startBrowser, type Browser } from './chromium.ts';
+import { startDashboardStack, type DashboardStack } from './dashboard-stack.ts';
 import { uniqueNames } from './harness.ts';
 
 const ready = 'prod/orders-cache';
@@ -79,24 +76,20 @@ describe('dashboard', function () {
   this.timeout(120_000);
   const token = 'test-token-not-secret';
   const names = uniqueNames('dash');
-  let redis: RedisServer;
+  let stack: DashboardStack;
   let queue: ReconcileQueue;
-  let worker: QueueWorker;
   let runs: RunLog;
-  let sampler: { stop(): void };
   let server: Listening;
+  let sampler: { stop(): void };
   let browser: Browser;
 
   before(async () => {
     browser = await startBrowser(token);
-    redis = await startRedis();
-    const connection = producerConnection(redis.url);
-    queue = createReconcileQueue({ connection, names });
-    runs = runLog(connection, names);
-    worker = startQueueWorker({
-      redisUrl: redis.url, names, reconcile: scriptedReconcile(), log: createLogger({ level: 'silent' }),
+    stack = await startDashboardStack({
+      names, token, reconcile: scriptedReconcile(),
       settings: { concurrency: 2, timeoutMs: 10_000, lockDurationMs: 5_000, stalledIntervalMs: 2_000, maxStalledCount: 5, backoff: { baseMs: 500, maxMs: 600_000, jitter: 0 } },
     });
+    ({ queue, runs, server } = stack);
     // Three events for the Ready cluster, one after the other (three runs); one for the others.
     for (const key of [ready, migrating, failing]) await queue.enqueue(key);
     for (let i = 2; i <= 3; i++) {
@@ -108,21 +101,11 @@ describe('dashboard', function () {
     await waitFor(async () => (await historyOf(failing)).length >= 3, { what: `three runs of ${failing}` });
     sampler = startDepthSampler(queue.bull, runs, 200, createLogger({ level: 'silent' }));
     await waitFor(async () => (await runs.read(Date.now())).depth.length >= 3, { what: 'three depth samples' });
-
-    const registry = createRegistry({ defaultMetrics: false });
-    registerQueueGauges(registry, names.queue, () => queue.bull.getJobCounts());
-    const app = createHttpApp({ registry });
-    app.use(dashboardRouter({ queue: queue.bull, redis: connection, names, readOnly: true, token }));
-    server = await listen(app, 0);
   });
   after(async () => {
     sampler?.stop();
     await browser?.close();
-    await server?.close();
-    await worker?.close();
-    await queue?.bull.obliterate({ force: true }).catch(() => {});
-    await queue?.close();
-    await redis?.stop();
+    await stack?.close();
   });
 
   const historyOf = async (key: string) => (await runs.read(Date.now())).keys.find((k) => k.key === key)?.runs ?? [];
