@@ -66,6 +66,21 @@ describe('dashboard with the real reconciler', function () {
     expect(job?.returnvalue).to.deep.equal({ outcome: 'requeue after 10 s', summary: message, phase: 'Creating' });
   });
 
+  it('moves on once the Secret exists, and never shows the password', async () => {
+    const key = `${ns}/catalog`;
+    const password = 'correct-horse-battery-staple';
+    await api.env.kubectl(['create', 'secret', 'generic', 'catalog-auth', '-n', ns, `--from-literal=password=${password}`]);
+    await queue.enqueue(key);
+    const page = await browser.open(`${server.url}${clustersPath}`);
+    await waitFor(async () => {
+      await page.reload();
+      return /waiting for pods: \d\/6 ready/.test(await page.locator(`tr[data-key="${key}"]`).innerText());
+    }, { what: `${key} waiting for its pods`, interval: 500 });
+    expect(await page.content()).not.to.contain(password);
+    const jobs = await queue.bull.getJobs(['completed', 'failed', 'delayed', 'waiting', 'active']);
+    expect(JSON.stringify(jobs.map((j) => [j.data, j.returnvalue, j.failedReason]))).not.to.contain(password);
+  });
+
   it('drops the row once the RedisCluster is gone', async () => {
     const key = `${ns}/catalog`;
     await api.env.kubectl(['delete', 'rediscluster', 'catalog', '-n', ns, '--wait=false']);
