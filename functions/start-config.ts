@@ -20,7 +20,11 @@ export interface Config {
   };
   readonly resync: { readonly everyMs: number; readonly jitterMs: number };
   readonly ingest: { readonly maxBodyBytes: number; readonly retryAfterS: number };
-  readonly dashboard: { readonly token: string | undefined; readonly readOnly: boolean };
+  readonly dashboard: {
+    readonly token: string | undefined; readonly readOnly: boolean;
+    /** How often the queue depth is sampled for the cluster view's chart. */
+    readonly sampleEveryMs: number;
+  };
   /** Namespace the event source watches; all namespaces when unset. */
   readonly watchNamespace: string | undefined;
 }
@@ -74,7 +78,7 @@ export function readConfig(env: Env): Config {
     },
     resync: { everyMs: int('RESYNC_INTERVAL_MS', 300_000, 1_000), jitterMs: int('RESYNC_JITTER_MS', 30_000, 0) },
     ingest: { maxBodyBytes: int('INGEST_MAX_BODY_BYTES', 2 * 1024 * 1024, 1_024), retryAfterS: int('INGEST_RETRY_AFTER_S', 5, 1) },
-    dashboard: { token: env.DASHBOARD_TOKEN || undefined, readOnly: env.DASHBOARD_READ_ONLY !== 'false' },
+    dashboard: { token: env.DASHBOARD_TOKEN || undefined, readOnly: env.DASHBOARD_READ_ONLY !== 'false', sampleEveryMs: int('DASHBOARD_SAMPLE_MS', 30_000, 1_000) },
     watchNamespace: env.WATCH_NAMESPACE || undefined,
   };
   try {

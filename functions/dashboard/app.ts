@@ -1,21 +1,25 @@
-// bull-board at /admin/queues (read-only unless configured otherwise), behind a bearer token
-// when one is configured, and the queue's job counts as Prometheus gauges.
+// bull-board at /admin/queues (read-only unless configured otherwise) and the cluster view at
+// /admin/clusters (always read-only), both behind a bearer token when one is configured.
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
-import type { Queue } from 'bullmq';
 import type { NextFunction, Request, Response, Router } from 'express';
 import express from 'express';
 import { sendError } from '../../shared/io/http.ts';
+import { renderClusterPage } from './cluster-page.ts';
+import { readClusterView, type QueueSource } from './cluster-view.ts';
 
 export const dashboardPath = '/admin/queues';
+export const clustersPath = '/admin/clusters';
 
-export interface DashboardOptions {
-  readonly queue: Queue;
+export interface DashboardOptions extends QueueSource {
   readonly readOnly: boolean;
   /** Required as `Authorization: Bearer <token>` when set. */
   readonly token: string | undefined;
+  /** Seconds between reloads of the cluster view. */
+  readonly refreshS?: number;
+  readonly clock?: () => number;
 }
 
 export function dashboardRouter(options: DashboardOptions): Router {
@@ -25,11 +29,24 @@ export function dashboardRouter(options: DashboardOptions): Router {
     queues: [new BullMQAdapter(options.queue, { readOnlyMode: options.readOnly, allowRetries: !options.readOnly, description: 'one job per RedisCluster key (namespace/name)' })],
     // @bull-board/express and @bull-board/api are released apart; their typings drift.
     serverAdapter: adapter as unknown as Parameters<typeof createBullBoard>[0]['serverAdapter'],
-    options: { uiConfig: { boardTitle: 'knredis' } },
+    options: { uiConfig: { boardTitle: 'knredis', miscLinks: [{ text: 'RedisClusters', url: clustersPath }] } },
   });
   const router = express.Router();
-  if (options.token) router.use(dashboardPath, bearer(options.token));
+  if (options.token) router.use([dashboardPath, clustersPath], bearer(options.token));
   router.use(dashboardPath, adapter.getRouter() as Router);
+  const clock = options.clock ?? Date.now;
+  router.get(clustersPath, async (req, res, next) => {
+    try {
+      const all = await readClusterView(options, clock());
+      // ?key=namespace/name shows that one cluster (a link to send to someone).
+      const only = typeof req.query.key === 'string' ? req.query.key : undefined;
+      const view = only === undefined ? all : { ...all, rows: all.rows.filter((row) => row.key === only) };
+      const page = renderClusterPage(view, { queues: dashboardPath, queueName: options.names.queue, refreshS: options.refreshS ?? 15 });
+      res.set({ 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'", 'Cache-Control': 'no-store' }).type('html').send(page);
+    } catch (error) {
+      next(error);
+    }
+  });
   return router;
 }
 

@@ -1,18 +1,29 @@
-// Wiring of the dashboard function: bull-board on the reconcile queue, and its job counts on
-// /metrics (workqueue_depth, bullmq_jobs{state}).
+// Wiring of the dashboard function: bull-board on the reconcile queue, the cluster view, a
+// sampler of the queue depth for its chart, and the job counts on /metrics (workqueue_depth,
+// bullmq_jobs{state}).
 import type { StartFunction } from '../function-context.ts';
 import { required } from '../start-config.ts';
 import { registerQueueGauges } from '../../shared/io/metrics.ts';
 import { producerConnection } from '../../shared/io/queue/connection.ts';
 import { createReconcileQueue } from '../../shared/io/queue/reconcile-queue.ts';
-import { dashboardRouter } from './app.ts';
+import { runLog } from '../../shared/io/queue/run-log.ts';
+import { clustersPath, dashboardPath, dashboardRouter } from './app.ts';
+import { startDepthSampler } from './depth-sampler.ts';
 
 export const start: StartFunction = async ({ config, app, registry, addProbe, log }) => {
   const redisUrl = required(config.redisUrl, 'REDIS_URL', 'dashboard');
-  const queue = createReconcileQueue({ connection: producerConnection(redisUrl), names: { prefix: config.queue.prefix, queue: config.queue.name } });
-  app.use(dashboardRouter({ queue: queue.bull, readOnly: config.dashboard.readOnly, token: config.dashboard.token }));
+  const names = { prefix: config.queue.prefix, queue: config.queue.name };
+  const redis = producerConnection(redisUrl);
+  const queue = createReconcileQueue({ connection: redis, names });
+  app.use(dashboardRouter({ queue: queue.bull, redis, names, readOnly: config.dashboard.readOnly, token: config.dashboard.token }));
+  const sampler = startDepthSampler(queue.bull, runLog(redis, names), config.dashboard.sampleEveryMs, log);
   registerQueueGauges(registry, config.queue.name, () => queue.bull.getJobCounts());
   addProbe({ name: 'dashboard-redis', check: () => queue.ping().then(() => true) });
-  log.info({ path: '/admin/queues', readOnly: config.dashboard.readOnly, token: config.dashboard.token ? 'required' : 'none' }, 'dashboard mounted');
-  return { close: () => queue.close() };
+  log.info({ paths: [dashboardPath, clustersPath], readOnly: config.dashboard.readOnly, token: config.dashboard.token ? 'required' : 'none' }, 'dashboard mounted');
+  return {
+    async close() {
+      sampler.stop();
+      await queue.close();
+    },
+  };
 };

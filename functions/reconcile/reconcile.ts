@@ -7,7 +7,9 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { withDefaults } from '../../shared/core/api/defaults.ts';
 import type { RedisCluster, RedisClusterStatus } from '../../shared/core/api/v1beta1.ts';
-import { done, requeueAfter, type Outcome } from '../../shared/core/outcome.ts';
+import { done, noted, requeueAfter, type Outcome } from '../../shared/core/outcome.ts';
+import { passSummary } from '../../shared/core/reconcile/pass-summary.ts';
+import { snapshotOf } from '../../shared/core/run-note.ts';
 import { nextLostPodCheck, podsToForceDelete } from '../../shared/core/reconcile/lost-pods.ts';
 import { computeStatus, pausedStatus, podsActivityType } from '../../shared/core/reconcile/status.ts';
 import { ANNOTATION_NODE_ID, stableJson } from '../../shared/core/resources/meta.ts';
@@ -46,12 +48,12 @@ async function reconcileOnce(kube: KubeClient, key: string, context: ReconcileCo
   const log = context.log;
   // 1: load the object; a deleted one needs nothing more
   let cluster = await kube.getCluster(namespace, name);
-  if (!cluster) return done();
+  if (!cluster) return noted(done(), { summary: 'the RedisCluster is gone', gone: true });
   const events = recorder(kube, cluster, log);
   // 2: deletion
   if (cluster.metadata.deletionTimestamp) {
     await finalize(kube, cluster, events, log);
-    return done();
+    return noted(done(), { summary: 'deleting: finalized' });
   }
   // 3: the finalizer, before anything is created
   const finalizers = (cluster.metadata.finalizers as string[] | undefined) ?? [];
@@ -62,28 +64,28 @@ async function reconcileOnce(kube: KubeClient, key: string, context: ReconcileCo
   const statusBase = { name, generation: cluster.metadata.generation ?? 0, previous: cluster.status, expectedPods: podCount(spec), pods: observed.pods, now: new Date(now).toISOString() };
   // 4: paused: report, change nothing
   if (spec.paused) {
-    await writeStatus(kube, cluster, pausedStatus(cluster.status, statusBase.generation, statusBase.now));
-    return done();
+    const status = await writeStatus(kube, cluster, pausedStatus(cluster.status, statusBase.generation, statusBase.now));
+    return noted(done(), { summary: 'paused (spec.paused)', status: snapshotOf(status) });
   }
   const auth = authRefOf(cluster);
   if (auth.external && !passwordOf(observed.children.secret, auth.key)) {
     const message = `Secret ${auth.name} with key ${auth.key} (spec.auth.secretRef) was not found`;
     await events.warning('AuthSecretMissing', message);
-    await writeStatus(kube, cluster, computeStatus({ ...statusBase, topology: undefined, plan: undefined, paused: false, error: message }));
-    return requeueAfter(10_000);
+    const status = await writeStatus(kube, cluster, computeStatus({ ...statusBase, topology: undefined, plan: undefined, paused: false, error: message }));
+    return noted(requeueAfter(10_000), { summary: message, status: snapshotOf(status) });
   }
   // 5: children; the StatefulSet keeps nodes being drained until the engine lets them go
   const replicas = statefulSetReplicas(spec, observed, undefined);
   const { written } = await applyChildren(kube, cluster, observed, auth, replicas);
   const password = passwordOf(observed.children.secret, auth.key);
-  if (!password) return requeueAfter(1_000); // the generated Secret was just created
+  if (!password) return noted(requeueAfter(1_000), { summary: 'created the auth Secret' }); // the generated Secret was just created
   // 6: one pass of the Redis engine; a new cluster is formed only once every pod is Ready,
   // so the first layout is the whole one (no migration right after creation)
   const formed = (cluster.status?.slotsCovered ?? 0) > 0 || (cluster.status?.shards?.length ?? 0) > 0;
   const readyPods = observed.pods.filter((p) => p.ready && !p.terminating).length;
   if (!formed && readyPods < podCount(spec)) {
-    await writeStatus(kube, cluster, computeStatus({ ...statusBase, topology: undefined, plan: undefined, paused: false, activity: { type: 'Create', message: `waiting for pods: ${readyPods}/${podCount(spec)} ready` } }));
-    return requeueAfter(1_000);
+    const status = await writeStatus(kube, cluster, computeStatus({ ...statusBase, topology: undefined, plan: undefined, paused: false, activity: { type: 'Create', message: `waiting for pods: ${readyPods}/${podCount(spec)} ready` } }));
+    return noted(requeueAfter(1_000), { summary: status.operation?.progress ?? 'waiting for pods', status: snapshotOf(status) });
   }
   const pool = new NodePool({ auth: { password }, commandTimeoutMs: 60_000 });
   let pass: ClusterPassResult;
@@ -120,9 +122,10 @@ async function reconcileOnce(kube: KubeClient, key: string, context: ReconcileCo
     : observed.pods.length < podCount(spec) || observed.pods.some((p) => !p.ready) ? { type: podsActivityType(cluster.status, spec.masters), message: `${observed.pods.filter((p) => p.ready).length}/${podCount(spec)} pods ready` } : undefined;
   const status = computeStatus({ ...statusBase, topology: pass.topology, plan: pass.plan, paused: false, ...(activity ? { activity } : {}) });
   await writeStatus(kube, cluster, status);
-  if (status.conditions?.find((c) => c.type === 'Ready')?.status === 'True' && !rolling) return done();
+  const note = { summary: passSummary(status.operation?.progress ?? pass.plan.progress.message, pass.applied), status: snapshotOf(status) };
+  if (status.conditions?.find((c) => c.type === 'Ready')?.status === 'True' && !rolling) return noted(done(), note);
   const lost = nextLostPodCheck(observed.pods, now);
-  return requeueAfter(Math.min(pass.applied.length > 0 ? 200 : pass.plan.requeueAfterMs || 2_000, lost ?? Infinity));
+  return noted(requeueAfter(Math.min(pass.applied.length > 0 ? 200 : pass.plan.requeueAfterMs || 2_000, lost ?? Infinity)), note);
 }
 
 function updateRevisionOf(sts: { metadata?: { generation?: number }; status?: { observedGeneration?: number; updateRevision?: string } } | undefined): string | undefined {
@@ -130,7 +133,9 @@ function updateRevisionOf(sts: { metadata?: { generation?: number }; status?: { 
   return sts.status.updateRevision;
 }
 
-async function writeStatus(kube: KubeClient, cluster: RedisCluster, status: RedisClusterStatus): Promise<void> {
-  if (stableJson(status) === stableJson(cluster.status ?? {})) return;
+/** Writes the status when it changed; returns it (for the run's note). */
+async function writeStatus(kube: KubeClient, cluster: RedisCluster, status: RedisClusterStatus): Promise<RedisClusterStatus> {
+  if (stableJson(status) === stableJson(cluster.status ?? {})) return status;
   await kube.replaceStatus(cluster, status);
+  return status;
 }

@@ -5,11 +5,18 @@
 //   requeueAfter  look again after ms even without an event (a wait, not a failure)
 // A thrown TerminalError is never retried; any other thrown error is transient and retried
 // with the per-key capped backoff. Only shared/io/queue maps these onto BullMQ.
+// An outcome may carry a note for people (the dashboard, the job's return value); the queue's
+// decisions never depend on it.
+import type { RunNote } from './run-note.ts';
 
-export type Outcome =
+export type Outcome = (
   | { readonly kind: 'done' }
   | { readonly kind: 'awaitChange' }
-  | { readonly kind: 'requeueAfter'; readonly ms: number };
+  | { readonly kind: 'requeueAfter'; readonly ms: number }
+) & { readonly note?: RunNote };
+
+/** The outcome with a note for people attached. */
+export const noted = (outcome: Outcome, note: RunNote): Outcome => ({ ...outcome, note });
 
 export const done = (): Outcome => ({ kind: 'done' });
 export const awaitChange = (): Outcome => ({ kind: 'awaitChange' });

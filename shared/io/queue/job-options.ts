@@ -2,8 +2,17 @@
 import type { JobsOptions } from 'bullmq';
 import { dedupIdOf } from './keys.ts';
 
+/** The name reconcile jobs had before they were named by their key (still run on upgrade). */
 export const reconcileJobName = 'reconcile';
 export const resyncJobName = 'resync';
+
+/** A reconcile job is named by its key ("namespace/name"): bull-board lists clusters, not runs. */
+export const jobNameOf = (key: string): string => key;
+
+/** A reconcile job, whatever version queued it. No key is "resync": keys contain a '/'. */
+export function isReconcileJob(name: string, data: Partial<ReconcileJobData> | undefined): data is ReconcileJobData {
+  return typeof data?.key === 'string' && (name === jobNameOf(data.key) || name === reconcileJobName);
+}
 
 /** Why a key was queued; shown on the dashboard and in logs. */
 export type EnqueueReason = 'event' | 'resync' | 'retry' | 'requeue';

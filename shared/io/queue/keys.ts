@@ -29,6 +29,16 @@ export function queueKeys(names: QueueNames) {
     dedup: (dedupId: string) => `${base}:de:${dedupId}`,
     /** knredis: hash resource key -> consecutive failures (the per-key backoff state). */
     failures: `${base}:kn:failures`,
+    /** knredis: capped list of a key's last runs, newest first (RunRecord JSON). */
+    runs: (key: string) => `${base}:kn:runs:${dedupIdOf(key)}`,
+    /** knredis: hash resource key -> the status snapshot its last run found or wrote. */
+    status: `${base}:kn:status`,
+    /** knredis: sorted set of resource keys by the time of their last run. */
+    seen: `${base}:kn:seen`,
+    /** knredis: sorted set of finished runs by time ("at|result|jobId"), for the runs chart. */
+    timeline: `${base}:kn:timeline`,
+    /** knredis: sorted set of queue depth samples by time ("at|waiting|delayed|active"). */
+    depth: `${base}:kn:depth`,
   };
 }
 

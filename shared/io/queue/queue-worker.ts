@@ -8,12 +8,15 @@
 import { randomUUID } from 'node:crypto';
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import { isTerminal, ReconcileTimeoutError, resultLabel, type Outcome } from '../../core/outcome.ts';
+import type { RunRecord } from '../../core/run-note.ts';
 import { backoffDelay, type BackoffPolicy } from '../../core/queue/backoff.ts';
 import type { Logger } from '../log.ts';
 import type { QueueMetrics } from '../metrics.ts';
 import { workerConnection } from './connection.ts';
 import { dedupIdOf, queueKeys, type QueueNames } from './keys.ts';
-import { reconcileJobName, type ReconcileJobData } from './job-options.ts';
+import { isReconcileJob, jobNameOf, type ReconcileJobData } from './job-options.ts';
+import { runLog } from './run-log.ts';
+import { runReturn, type RunReturn } from './run-return.ts';
 import { defineScripts } from './scripts.ts';
 
 export interface ReconcileContext {
@@ -69,8 +72,17 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
   const commands = workerConnection(options.redisUrl);
   commands.on('error', () => {});
   const scripts = defineScripts(commands);
+  const runs = runLog(commands, names);
 
-  async function runOne(job: Job<ReconcileJobData>): Promise<void> {
+  /** Keeps the run for the dashboard; a failure to do so never changes what the queue does. */
+  async function keep(run: RunRecord, outcome: Outcome | undefined, logger: Logger): Promise<RunReturn> {
+    const note = outcome?.note;
+    const kept: RunRecord = { ...run, ...(note?.summary ? { summary: note.summary } : {}), ...(note?.status?.phase ? { phase: note.status.phase } : {}) };
+    await runs.record(kept, note).catch((error: unknown) => logger.warn({ err: error }, 'could not keep the run for the dashboard'));
+    return runReturn(kept);
+  }
+
+  async function runOne(job: Job<ReconcileJobData>): Promise<RunReturn> {
     const key = job.data.key;
     const reconcileId = randomUUID().slice(0, 8);
     const runLog = log.child({ key, reconcileId, jobId: job.id, reason: job.data.reason });
@@ -89,13 +101,15 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
     metrics?.workDuration.observe({ name: names.queue }, seconds);
     metrics?.reconcileTime.observe({ controller }, seconds);
     metrics?.reconcileTotal.inc({ controller, result: resultLabel(outcome ?? 'error') });
+    const run = { key, jobId: String(job.id), at: Date.now(), durationMs: Math.round(seconds * 1000) };
 
     // 1: success or a wait: the key's backoff starts over.
     if (outcome) {
       await commands.hdel(keys.failures, key);
       if (outcome.kind === 'requeueAfter') await defer(job, outcome.ms, { key, reason: 'requeue' });
       runLog.info({ outcome, ms: Math.round(seconds * 1000) }, 'reconciled');
-      return;
+      const result = outcome.kind === 'requeueAfter' ? 'requeue' : outcome.kind;
+      return keep({ ...run, result, ...(outcome.kind === 'requeueAfter' ? { delayMs: outcome.ms } : {}) }, outcome, runLog);
     }
     metrics?.reconcileErrors.inc({ controller });
     const message = failure instanceof Error ? failure.message : String(failure);
@@ -103,6 +117,7 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
     if (isTerminal(failure)) {
       await commands.hdel(keys.failures, key);
       runLog.error({ err: failure }, 'reconcile failed for good');
+      await keep({ ...run, result: 'terminal', error: message }, undefined, runLog);
       throw new UnrecoverableError(`${failure.name}: ${message}`);
     }
     // 3: transient: retried after the capped backoff, or at once on the next change.
@@ -111,17 +126,18 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
     metrics?.retries.inc({ name: names.queue });
     await defer(job, delay, { key, reason: 'retry', failures: count });
     runLog.warn({ err: failure, failures: count, retryInMs: delay }, 'reconcile failed; will retry');
+    await keep({ ...run, result: 'retry', error: message, delayMs: delay, failures: count }, undefined, runLog);
     throw failure instanceof Error ? failure : new Error(message);
   }
 
   async function defer(job: Job<ReconcileJobData>, delayMs: number, data: ReconcileJobData): Promise<void> {
-    await scripts.knDefer(keys.dedupNext(dedupIdOf(data.key)), keys.job(String(job.id)), delayMs, reconcileJobName, JSON.stringify(data));
+    await scripts.knDefer(keys.dedupNext(dedupIdOf(data.key)), keys.job(String(job.id)), delayMs, jobNameOf(data.key), JSON.stringify(data));
   }
 
   const worker = new Worker<ReconcileJobData>(names.queue, async (job) => {
     const handler = handlers[job.name];
     if (handler) return handler();
-    if (job.name !== reconcileJobName || typeof job.data?.key !== 'string') throw new UnrecoverableError(`unknown job ${job.name}`);
+    if (!isReconcileJob(job.name, job.data)) throw new UnrecoverableError(`unknown job ${job.name}`);
     return runOne(job);
   }, {
     connection: workerConnection(options.redisUrl),

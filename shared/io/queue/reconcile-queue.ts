@@ -2,7 +2,7 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { QueueNames } from './keys.ts';
-import { defaultRetention, eventJobOptions, reconcileJobName, resyncJobOptions, type ReconcileJobData, type Retention } from './job-options.ts';
+import { defaultRetention, eventJobOptions, jobNameOf, resyncJobOptions, type ReconcileJobData, type Retention } from './job-options.ts';
 
 export interface ReconcileQueue {
   readonly names: QueueNames;
@@ -33,11 +33,11 @@ export function createReconcileQueue(options: ReconcileQueueOptions): ReconcileQ
     names,
     bull,
     async enqueue(key) {
-      await bull.add(reconcileJobName, { key, reason: 'event' }, eventJobOptions(key, retention));
+      await bull.add(jobNameOf(key), { key, reason: 'event' }, eventJobOptions(key, retention));
       onAdd?.();
     },
     async enqueueResync(key, delayMs) {
-      await bull.add(reconcileJobName, { key, reason: 'resync' }, resyncJobOptions(key, delayMs, retention));
+      await bull.add(jobNameOf(key), { key, reason: 'resync' }, resyncJobOptions(key, delayMs, retention));
       onAdd?.();
     },
     async ping() {

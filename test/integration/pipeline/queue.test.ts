@@ -5,7 +5,8 @@ import { createLogger } from '../../../shared/io/log.ts';
 import { producerConnection } from '../../../shared/io/queue/connection.ts';
 import { createReconcileQueue, type ReconcileQueue } from '../../../shared/io/queue/reconcile-queue.ts';
 import { startQueueWorker, type QueueWorker, type QueueWorkerSettings, type Reconcile } from '../../../shared/io/queue/queue-worker.ts';
-import { done, requeueAfter, TerminalError, type Outcome } from '../../../shared/core/outcome.ts';
+import { done, noted, requeueAfter, TerminalError, type Outcome } from '../../../shared/core/outcome.ts';
+import { runLog, runsKept } from '../../../shared/io/queue/run-log.ts';
 import { readRuns, recordingReconcile, overlaps } from './recording.ts';
 import { quiet, uniqueNames, until } from './harness.ts';
 
@@ -198,5 +199,50 @@ describe('reconcile queue', function () {
     const seen = await runs();
     expect(seen[0]!.end, 'the run finished before close() returned').to.be.a('number');
     expect(await queue.bull.getCompletedCount()).to.equal(1);
+  });
+
+  it('names each job by its key and returns the run: outcome, summary and phase; a failed job keeps the error', async () => {
+    let n = 0;
+    work(async () => {
+      n++;
+      if (n === 2) throw new Error('Secret s (spec.auth.secretRef) was not found');
+      return noted(requeueAfter(n === 1 ? 0 : 600_000), { summary: 'migrating slots: 10/20', status: { phase: 'Scaling' } });
+    }, { backoff: { baseMs: 10, maxMs: 10, jitter: 0 } });
+    await queue.enqueue('ns/a');
+    await until('three runs', async () => n, (count) => count === 3);
+    await until('the third run to wait its requeue', delayedJobs, (d) => d.length === 1);
+    const completed = await until('two completed jobs', () => queue.bull.getCompleted(), (jobs) => jobs.length === 2);
+    expect(completed.map((j) => [j.name, j.returnvalue])).to.deep.equal([
+      ['ns/a', { outcome: 'requeue after 10 min', summary: 'migrating slots: 10/20', phase: 'Scaling' }],
+      ['ns/a', { outcome: 'requeue after 0 ms', summary: 'migrating slots: 10/20', phase: 'Scaling' }],
+    ]);
+    const failed = await queue.bull.getFailed();
+    expect(failed.map((j) => [j.name, j.failedReason])).to.deep.equal([['ns/a', 'Secret s (spec.auth.secretRef) was not found']]);
+    expect((await delayedJobs())[0]).to.include({ key: 'ns/a', reason: 'requeue', delay: 600_000 });
+    expect((await queue.bull.getDelayed())[0]?.name).to.equal('ns/a');
+  });
+
+  it('keeps the last runs of each key for the dashboard, capped, and forgets a RedisCluster that is gone', async () => {
+    let n = 0;
+    const total = runsKept + 3;
+    work(async () => {
+      n++;
+      if (n === total) return noted(done(), { summary: 'the RedisCluster is gone', gone: true });
+      return noted(done(), { summary: `run ${n}`, status: { phase: 'Running' } });
+    });
+    const log = runLog(client, names);
+    const history = async () => (await log.read(Date.now())).keys.find((k) => k.key === 'ns/a');
+    for (let i = 1; i < total; i++) {
+      await queue.enqueue('ns/a');
+      await until(`run ${i}`, async () => (await history())?.runs.length ?? 0, (count) => count === Math.min(i, runsKept));
+      await until(`run ${i} kept`, async () => (await history())?.runs[0]?.summary, (summary) => summary === `run ${i}`);
+    }
+    const kept = (await history())!;
+    expect(kept.runs.map((r) => r.summary)).to.deep.equal(Array.from({ length: runsKept }, (_, i) => `run ${total - 1 - i}`));
+    expect(kept.runs[0]).to.include({ key: 'ns/a', result: 'done', phase: 'Running' });
+    expect(kept.status).to.deep.equal({ phase: 'Running' });
+    await queue.enqueue('ns/a');
+    await until('the gone cluster forgotten', history, (h) => h === undefined);
+    expect((await log.read(Date.now())).timeline).to.have.length(total);
   });
 });

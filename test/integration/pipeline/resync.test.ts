@@ -10,6 +10,7 @@ import { installApi, type InstalledApi } from '../api/api-fixture.ts';
 import { startRedis, type RedisServer } from '../../support/redis-server.ts';
 import { API_VERSION_V1BETA1, KIND } from '../../../shared/core/api/group.ts';
 import { resyncSchedulerId } from '../../../shared/io/queue/resync.ts';
+import { resyncJobName } from '../../../shared/io/queue/job-options.ts';
 import { readRuns } from './recording.ts';
 import { uniqueNames, until } from './harness.ts';
 
@@ -80,7 +81,7 @@ describe('periodic resync', function () {
     expect((await resyncsOf(names)).length).to.be.at.least(4);
     await stop(worker!);
     const queue = new Queue(names.queue, { connection: client, prefix: names.prefix });
-    const jobs = (await queue.getJobs(['completed'])).filter((job) => job.name === 'reconcile');
+    const jobs = (await queue.getJobs(['completed'])).filter((job) => job.name !== resyncJobName);
     expect(jobs.every((job) => job.data.reason === 'resync')).to.equal(true);
     const delays = jobs.map((job) => job.opts.delay ?? 0);
     expect(delays.every((ms) => ms >= 0 && ms < jitterMs), `delays ${delays.join(', ')}`).to.equal(true);

@@ -60,6 +60,7 @@ describe('infra/local/dev-summary', function () {
   it('prints the dashboard, metrics, kubeconfig and commands that use them', function () {
     const text = devSummary({ ...base, sample: { name: 'sample', namespace: 'default', secret: 'sample-auth' }, keepsEnvironment: false });
     expect(text).to.contain(READY_BANNER).and.contain('http://127.0.0.1:1/admin/queues').and.contain('http://127.0.0.1:1/metrics');
+    expect(text).to.contain('http://127.0.0.1:1/admin/clusters');
     expect(text).to.contain('KUBECONFIG=/k/admin.kubeconfig /b/kubectl get redisclusters');
     expect(text).to.contain('scale rediscluster sample --replicas=6');
     expect(text).to.contain("get secret sample-auth -o jsonpath='{.data.password}' | base64 -d").and.contain('redis-cli -c');
