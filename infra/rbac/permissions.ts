@@ -45,7 +45,7 @@ export const identities: readonly Identity[] = [
       { group: GROUP, resource: `${PLURAL}/status`, verbs: ['update'], usedBy: `${kube} replaceStatus (PUT of the status subresource)` },
       // Owner references with blockOwnerDeletion need it where OwnerReferencesPermissionEnforcement is on.
       { group: GROUP, resource: `${PLURAL}/finalizers`, verbs: ['update'], usedBy: 'children.ts (ownerReferences with blockOwnerDeletion)' },
-      { group: 'apps', resource: 'statefulsets', verbs: applied, usedBy: 'observe.ts read; children.ts apply' },
+      { group: 'apps', resource: 'statefulsets', verbs: applied, usedBy: 'observe.ts read; finalize.ts read (claim templates); children.ts apply' },
       { group: '', resource: 'services', verbs: applied, usedBy: 'observe.ts read (headless and client Service); children.ts apply' },
       { group: '', resource: 'configmaps', verbs: applied, usedBy: 'observe.ts read; children.ts apply (redis.conf)' },
       { group: '', resource: 'secrets', verbs: applied, usedBy: 'observe.ts read (auth password); children.ts apply (generated Secret)' },
