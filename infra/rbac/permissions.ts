@@ -76,6 +76,13 @@ export const identities: readonly Identity[] = [
     ],
   },
   {
+    name: 'knredis-webhooks',
+    description: 'the admission and conversion webhooks (functions/webhooks): the RedisCluster behind a scale review',
+    permissions: [
+      { group: GROUP, resource: PLURAL, verbs: ['get'], usedBy: 'functions/kube.ts kubeClusterReader (a /scale review is checked as the edit it amounts to)' },
+    ],
+  },
+  {
     // Knative's ApiServerSource runs its adapter as this ServiceAccount (infra/knative/apiserversource.yaml).
     // It watches no Secrets: resource mode would put their data in the CloudEvents.
     name: 'knredis-apiserversource',
@@ -91,7 +98,6 @@ export const identities: readonly Identity[] = [
 
 /** Functions that make no Kubernetes API call: a ServiceAccount without a token. */
 export const tokenless: readonly { name: string; description: string }[] = [
-  { name: 'knredis-webhooks', description: 'the admission and conversion webhooks (pure functions of the review)' },
   { name: 'knredis-dashboard', description: 'bull-board and queue metrics (Redis only)' },
 ];
 
