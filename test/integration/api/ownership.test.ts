@@ -1,11 +1,13 @@
 // What knredis selects and deletes on the real API server is only what it created for the
 // cluster: another workload in the namespace that carries the same recommended labels
 // (app.kubernetes.io/name=redis-cluster, app.kubernetes.io/instance=<cluster>) keeps its pods
-// out of the Services and the PDB, and its volumes through a deletion with reclaim: Delete.
+// out of the Services, the PDB and the reconciler's observation, and its volumes through a
+// deletion with reclaim: Delete.
 import { expect } from 'chai';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { finalize } from '../../../functions/reconcile/finalize.ts';
 import { recorder } from '../../../functions/reconcile/events.ts';
+import { observeChildren } from '../../../functions/reconcile/observe.ts';
 import { FINALIZER } from '../../../shared/core/resources/names.ts';
 import { childLabels } from '../../../shared/core/resources/meta.ts';
 import { desiredClientService, desiredHeadlessService, desiredPodDisruptionBudget } from '../../../shared/core/resources/objects.ts';
@@ -58,6 +60,8 @@ describe('what knredis selects and deletes on the API server', function () {
     }
     await create(pod(`${CLUSTER}-0`, childLabels(CLUSTER, 'redis')));
     await create(pod('web-0', generic));
+    // another workload's pod named like one of ours
+    await create(pod(`${CLUSTER}-5`, generic));
     const selected: Record<string, string[]> = {};
     for (const [what, resource, name, path] of [
       ['client Service', 'service', CLUSTER, ['spec', 'selector']],
@@ -86,6 +90,9 @@ describe('what knredis selects and deletes on the API server', function () {
     for (const [name, labels] of theirs) await create(claim(name, labels));
     await kubectl(['delete', 'rediscluster', CLUSTER, '--wait=false']);
     const cluster = (await kube.getCluster(ns, CLUSTER))!;
+    // What a reconcile pass works on (restarts, deletes, annotates) is only ours, too.
+    const observed = await observeChildren(kube, cluster, Date.now());
+    expect({ pods: observed.pods.map((p) => p.name), claims: observed.claims.map((c) => c.name).sort() }).to.deep.equal({ pods: [`${CLUSTER}-0`], claims: ours });
     await finalize(kube, cluster, recorder(kube, cluster, log), log);
     const gone = async (name: string) => {
       const out = await kubectl(['get', 'pvc', name, '--ignore-not-found', '-o', 'json']);
