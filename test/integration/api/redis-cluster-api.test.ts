@@ -254,6 +254,12 @@ describe('RedisCluster API on the API server', function () {
     });
   }
 
+  it('says which table checked the config of a version without its own (7.4: the nearest older, 7.0)', async () => {
+    const out = await api.env.kubectl(['-n', ns, 'create', '-f', '-', '--warnings-as-errors'], { input: manifest('v1beta1', 'newer', { version: '7.4', config: { hz: '20' } }) })
+      .then(() => '', (e: Error) => e.message);
+    expect(out).to.contain('Warning: spec.config: checked against the settings of Redis 7.0: knredis has no table of 7.4\'s yet');
+  });
+
   it('prints the webhook warnings for risky but allowed specs', async () => {
     const out = await api.env.kubectl(['-n', ns, 'create', '-f', '-', '--warnings-as-errors'], { input: manifest('v1beta1', 'warn', { replicasPerMaster: 0 }) }).then(() => '', (e: Error) => e.message);
     expect(out).to.contain('Warning: spec.replicasPerMaster is 0: without replicas a failed master takes its slots offline');
