@@ -254,6 +254,13 @@ describe('RedisCluster API on the API server', function () {
     });
   }
 
+  it('refuses a v1alpha1 kubectl scale to nodes that do not split into shards exactly as the same v1alpha1 patch', async () => {
+    await kubectl(['create', '-f', '-'], manifest('v1beta1', 'alpha-scale', { masters: 3, replicasPerMaster: 1 }));
+    const patched = await refusal(['patch', ALPHA, 'alpha-scale', '--type', 'merge', '-p', '{"spec":{"replicas":7}}']);
+    expect(patched).to.contain('spec.replicas: 7 Redis nodes cannot be split into masters with 1 replica each');
+    expect(await refusal(['scale', ALPHA, 'alpha-scale', '--replicas', '7'])).to.equal(patched);
+  });
+
   it('says which table checked the config of a version without its own (7.4: the nearest older, 7.0)', async () => {
     const out = await api.env.kubectl(['-n', ns, 'create', '-f', '-', '--warnings-as-errors'], { input: manifest('v1beta1', 'newer', { version: '7.4', config: { hz: '20' } }) })
       .then(() => '', (e: Error) => e.message);
