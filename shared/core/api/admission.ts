@@ -6,7 +6,7 @@ import { ConversionError, MalformedReviewError } from './errors.ts';
 import { API_VERSION_V1ALPHA1, GROUP, V1ALPHA1, V1BETA1 } from './group.ts';
 import { isJsonObject, type JsonObject } from './json.ts';
 import type { RedisCluster } from './v1beta1.ts';
-import { maxMastersRemovedPerStep, validateV1beta1 } from './validate-spec.ts';
+import { maxMastersRemovedPerStep, scaleInMessage, validateV1beta1 } from './validate-spec.ts';
 import { emptyVerdict, type Verdict } from './verdict.ts';
 
 export interface AdmissionResponse {
@@ -48,6 +48,14 @@ function scaleAsEdit(request: JsonObject, version: string, current: JsonObject):
   return { ...request, subResource: undefined, object, oldObject: old };
 }
 
+function checkScaleCounts(request: JsonObject, version: string): Verdict {
+  const v = emptyVerdict();
+  const field = version === V1ALPHA1 ? 'spec.replicas' : 'spec.masters';
+  const message = scaleInMessage(field, replicasOf(request.oldObject, 'oldObject'), replicasOf(request.object, 'object'), version === V1ALPHA1 ? 'Redis nodes' : 'masters');
+  if (message) v.denials.push(message);
+  return v;
+}
+
 /** A too-large scale-in in v1alpha1 words: nodes, with a first step that keeps whole shards. */
 function alphaScaleInMessage(fromMasters: number, toMasters: number, perShard: number): string | undefined {
   const removable = maxMastersRemovedPerStep(fromMasters);
@@ -66,8 +74,8 @@ function check(request: JsonObject, current: JsonObject | undefined): Verdict {
   if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return emptyVerdict();
   if (request.subResource === 'scale') {
     if (request.operation !== 'UPDATE') return emptyVerdict();
-    // Gone since the API server read it: the API server answers that itself.
-    return current === undefined ? emptyVerdict() : check(scaleAsEdit(request, version, current), undefined);
+    // Not found (deleted meanwhile; the API server answers that itself): the Scale's own counts at least.
+    return current === undefined ? checkScaleCounts(request, version) : check(scaleAsEdit(request, version, current), undefined);
   }
   if (request.subResource !== undefined && request.subResource !== '') return emptyVerdict();
   const obj = asBeta(request.object, version);

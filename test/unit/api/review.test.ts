@@ -97,6 +97,11 @@ describe('api/review', () => {
         });
       }
 
+      it('checks the Scale\'s own counts when the RedisCluster could not be found', () => {
+        const response = answer({ uid: 's3', operation: 'UPDATE', resource: resource('v1beta1'), subResource: 'scale', namespace: 'ns', name: 'c', object: scale(2), oldObject: scale(6) });
+        expect(response.status?.message).to.equal('spec.masters: scaling in from 6 to 2 masters removes 4 at once, but at most 3 (half) can go in one step because their slots move to the masters that stay: scale to 3 first, then to 2');
+      });
+
       it('names the RedisCluster to read for a scale update only', () => {
         expect(admissionScaleTarget(admission({ uid: 'x', operation: 'UPDATE', subResource: 'scale', namespace: 'ns', name: 'c' }))).to.deep.equal({ namespace: 'ns', name: 'c' });
         expect(admissionScaleTarget(admission({ uid: 'x', operation: 'UPDATE', namespace: 'ns', name: 'c' }))).to.equal(undefined);
