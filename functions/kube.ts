@@ -1,8 +1,9 @@
 // Kubernetes clients for the functions: one KubeConfig per process (KUBECONFIG, else
-// in-cluster, else ~/.kube/config), and the few reads ingest, the resync and the event
-// source need.
+// in-cluster, else ~/.kube/config), and the few reads ingest, the resync, the event source
+// and the webhooks need.
 import { ApiException, CustomObjectsApi, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
 import { GROUP, PLURAL, STORAGE_VERSION } from '../shared/core/api/group.ts';
+import type { JsonObject } from '../shared/core/api/json.ts';
 import type { ObjectMetaLike } from '../shared/core/apiserver-events.ts';
 import { toKey } from '../shared/core/resource-key.ts';
 import type { ObjectRef, OwnerLookup } from './ingest/to-keys.ts';
@@ -50,5 +51,18 @@ export function kubeListClusterKeys(kc: KubeConfig): () => Promise<string[]> {
   return async () => {
     const list = (await custom.listClusterCustomObject({ group: GROUP, version: STORAGE_VERSION, plural: PLURAL })) as { items?: { metadata?: { namespace?: string; name?: string } }[] };
     return (list.items ?? []).map((item) => toKey({ namespace: item.metadata?.namespace ?? '', name: item.metadata?.name ?? '' }));
+  };
+}
+
+/** One RedisCluster as stored (v1beta1), undefined when there is none: the webhooks check a scale with it. */
+export function kubeClusterReader(kc: KubeConfig): (namespace: string, name: string) => Promise<JsonObject | undefined> {
+  const custom = kc.makeApiClient(CustomObjectsApi);
+  return async (namespace, name) => {
+    try {
+      return (await custom.getNamespacedCustomObject({ group: GROUP, version: STORAGE_VERSION, namespace, plural: PLURAL, name })) as JsonObject;
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
   };
 }

@@ -2,7 +2,7 @@
 // nodes and children of one RedisCluster, and the auth password (kept out of the result's
 // printable parts: it travels only to the Redis connection).
 import type { V1ConfigMap, V1Node, V1PersistentVolumeClaim, V1Pod, V1PodDisruptionBudget, V1Secret, V1Service, V1StatefulSet } from '@kubernetes/client-node';
-import { podSelector } from '../../shared/core/api/group.ts';
+import { ownedSelector } from '../../shared/core/api/group.ts';
 import type { RedisCluster } from '../../shared/core/api/v1beta1.ts';
 import type { Observed, ObservedClaim, ObservedPod } from '../../shared/core/reconcile/observed.ts';
 import { ANNOTATION_NODE_ID } from '../../shared/core/resources/meta.ts';
@@ -32,9 +32,11 @@ export async function observeChildren(kube: KubeClient, cluster: RedisCluster, n
     kube.read<V1Service>('v1', 'Service', namespace, names.clientService),
     kube.read<V1PodDisruptionBudget>('policy/v1', 'PodDisruptionBudget', namespace, names.podDisruptionBudget),
     kube.read<V1Secret>('v1', 'Secret', namespace, auth.name),
-    kube.listPods(namespace, podSelector(cluster.metadata.name ?? '')),
+    // By the labels only knredis' own pods and claims carry: another workload's, with the
+    // recommended labels and a name like ours, must never be restarted, deleted or annotated.
+    kube.listPods(namespace, ownedSelector(cluster.metadata.name ?? '')),
     kube.listNodes(),
-    kube.listClaims(namespace, podSelector(cluster.metadata.name ?? '')),
+    kube.listClaims(namespace, ownedSelector(cluster.metadata.name ?? '')),
   ]);
   const nodeByName = new Map(nodes.map((n) => [n.metadata?.name ?? '', n]));
   return {

@@ -1,12 +1,14 @@
 // Wiring of the webhooks function: its own HTTPS server (the API server calls webhooks over
-// TLS only), separate from the shared HTTP app, which gets a readiness probe for it.
+// TLS only), separate from the shared HTTP app, which gets a readiness probe for it, and a
+// Kubernetes client that reads the RedisCluster behind a review of its scale subresource.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { StartFunction } from '../function-context.ts';
 import type { Logger } from '../../shared/io/log.ts';
 import { makeWebhookCerts } from '../../infra/webhooks/certs.ts';
-import { webhookApp } from './app.ts';
+import { kubeClusterReader, loadKubeConfig } from '../kube.ts';
+import { webhookApp, type WebhookAppOptions } from './app.ts';
 import { readWebhookConfig, type WebhookConfig } from './config.ts';
 import { listenHttps, type HttpsListening } from './server.ts';
 
@@ -14,8 +16,8 @@ export interface WebhookServerSettings extends Omit<WebhookConfig, 'tls'> {
   readonly tls: NonNullable<WebhookConfig['tls']>;
 }
 
-export async function startWebhookServer(config: WebhookServerSettings, log: Logger): Promise<HttpsListening> {
-  const listening = await listenHttps(webhookApp({ maxBodyBytes: config.maxBodyBytes, log }), config.tls, config.port, config.host);
+export async function startWebhookServer(config: WebhookServerSettings, log: Logger, readCluster: WebhookAppOptions['readCluster']): Promise<HttpsListening> {
+  const listening = await listenHttps(webhookApp({ maxBodyBytes: config.maxBodyBytes, log, readCluster }), config.tls, config.port, config.host);
   log.info({ url: listening.url }, 'webhooks listening');
   return listening;
 }
@@ -28,10 +30,11 @@ async function generatedTls(log: Logger): Promise<{ tls: WebhookServerSettings['
   return { tls: { cert: await readFile(certs.cert), key: await readFile(certs.key) }, dir };
 }
 
-export const start: StartFunction = async ({ log, addProbe, env }) => {
+export const start: StartFunction = async ({ config: common, log, addProbe, env }) => {
   const config = readWebhookConfig(env);
+  const readCluster = kubeClusterReader(loadKubeConfig(common.kubeconfig));
   const generated = config.tls ? undefined : await generatedTls(log);
-  const listening = await startWebhookServer({ ...config, tls: config.tls ?? generated!.tls }, log);
+  const listening = await startWebhookServer({ ...config, tls: config.tls ?? generated!.tls }, log, readCluster);
   addProbe({ name: 'webhooks-https', check: async () => listening.server.listening });
   return {
     async close() {

@@ -45,7 +45,7 @@ export const identities: readonly Identity[] = [
       { group: GROUP, resource: `${PLURAL}/status`, verbs: ['update'], usedBy: `${kube} replaceStatus (PUT of the status subresource)` },
       // Owner references with blockOwnerDeletion need it where OwnerReferencesPermissionEnforcement is on.
       { group: GROUP, resource: `${PLURAL}/finalizers`, verbs: ['update'], usedBy: 'children.ts (ownerReferences with blockOwnerDeletion)' },
-      { group: 'apps', resource: 'statefulsets', verbs: applied, usedBy: 'observe.ts read; children.ts apply' },
+      { group: 'apps', resource: 'statefulsets', verbs: applied, usedBy: 'observe.ts read; finalize.ts read (claim templates); children.ts apply' },
       { group: '', resource: 'services', verbs: applied, usedBy: 'observe.ts read (headless and client Service); children.ts apply' },
       { group: '', resource: 'configmaps', verbs: applied, usedBy: 'observe.ts read; children.ts apply (redis.conf)' },
       { group: '', resource: 'secrets', verbs: applied, usedBy: 'observe.ts read (auth password); children.ts apply (generated Secret)' },
@@ -76,6 +76,13 @@ export const identities: readonly Identity[] = [
     ],
   },
   {
+    name: 'knredis-webhooks',
+    description: 'the admission and conversion webhooks (functions/webhooks): the RedisCluster behind a scale review',
+    permissions: [
+      { group: GROUP, resource: PLURAL, verbs: ['get'], usedBy: 'functions/kube.ts kubeClusterReader (a /scale review is checked as the edit it amounts to)' },
+    ],
+  },
+  {
     // Knative's ApiServerSource runs its adapter as this ServiceAccount (infra/knative/apiserversource.yaml).
     // It watches no Secrets: resource mode would put their data in the CloudEvents.
     name: 'knredis-apiserversource',
@@ -91,7 +98,6 @@ export const identities: readonly Identity[] = [
 
 /** Functions that make no Kubernetes API call: a ServiceAccount without a token. */
 export const tokenless: readonly { name: string; description: string }[] = [
-  { name: 'knredis-webhooks', description: 'the admission and conversion webhooks (pure functions of the review)' },
   { name: 'knredis-dashboard', description: 'bull-board and queue metrics (Redis only)' },
 ];
 

@@ -120,7 +120,7 @@ describe('knredis end to end (functions as separate processes, on the local Kube
       'spec.masters: Invalid value: 2: a Redis Cluster needs at least 3 masters, so that the others can elect a new master after a failure');
     // Refused by the webhooks process, not by the schema.
     expect(await refusal(redisCluster('lru', { config: { 'maxmemory-policy': 'lru' } }))).to.contain(
-      'admission webhook "validate.redisclusters.cache.redis.io" denied the request: spec.config[maxmemory-policy]: "lru" must be one of noeviction, allkeys-lru');
+      'admission webhook "validate.redisclusters.cache.redis.io" denied the request: spec.config[maxmemory-policy]: "lru" must be one of volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru');
     expect((await kubectl('get', 'redisclusters', '-o', 'name')).trim()).to.equal('');
     expect((await kubectl('get', 'statefulsets,pods,services,configmaps,secrets,persistentvolumeclaims', '-l', 'app.kubernetes.io/managed-by=knredis', '-o', 'name')).trim()).to.equal('');
   });

@@ -28,9 +28,28 @@ function replicasOf(scale: unknown, which: string): number {
   return replicas;
 }
 
-function checkScale(request: JsonObject, version: string): Verdict {
+/** The RedisCluster a review of the scale subresource is about, which the caller reads for admit(). */
+export function scaleTarget(request: unknown): { namespace: string; name: string } | undefined {
+  if (!isJsonObject(request) || request.subResource !== 'scale' || request.operation !== 'UPDATE') return undefined;
+  const { namespace, name } = request;
+  return typeof namespace === 'string' && typeof name === 'string' ? { namespace, name } : undefined;
+}
+
+/**
+ * `kubectl scale` as the edit it amounts to: the current RedisCluster (read from the API server:
+ * a Scale carries no status, so no operation in progress nor readiness) as the old object, and
+ * the same with the new replicas as the object, in the version of the request. So a scale
+ * meets exactly the rules and messages of `kubectl edit`/`patch` of the same field.
+ */
+function scaleAsEdit(request: JsonObject, version: string, current: JsonObject): JsonObject {
+  const old = convertObject(current, `${GROUP}/${version}`);
+  const field = version === V1ALPHA1 ? 'replicas' : 'masters';
+  const object = { ...old, spec: { ...(isJsonObject(old.spec) ? old.spec : {}), [field]: replicasOf(request.object, 'object') } };
+  return { ...request, subResource: undefined, object, oldObject: old };
+}
+
+function checkScaleCounts(request: JsonObject, version: string): Verdict {
   const v = emptyVerdict();
-  if (request.operation !== 'UPDATE') return v;
   const field = version === V1ALPHA1 ? 'spec.replicas' : 'spec.masters';
   const message = scaleInMessage(field, replicasOf(request.oldObject, 'oldObject'), replicasOf(request.object, 'object'), version === V1ALPHA1 ? 'Redis nodes' : 'masters');
   if (message) v.denials.push(message);
@@ -46,14 +65,18 @@ function alphaScaleInMessage(fromMasters: number, toMasters: number, perShard: n
     + `scale to ${(fromMasters - removable) * perShard} first, then to ${toMasters * perShard}`;
 }
 
-function check(request: JsonObject): Verdict {
+function check(request: JsonObject, current: JsonObject | undefined): Verdict {
   const resource = isJsonObject(request.resource) ? request.resource : {};
   const version = String(resource.version ?? '');
   if (resource.group !== GROUP || resource.resource !== 'redisclusters' || (version !== V1ALPHA1 && version !== V1BETA1)) {
     throw new MalformedReviewError(`this webhook validates ${GROUP} redisclusters (v1alpha1, v1beta1), not ${JSON.stringify(resource)}`);
   }
   if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return emptyVerdict();
-  if (request.subResource === 'scale') return checkScale(request, version);
+  if (request.subResource === 'scale') {
+    if (request.operation !== 'UPDATE') return emptyVerdict();
+    // Not found (deleted meanwhile; the API server answers that itself): the Scale's own counts at least.
+    return current === undefined ? checkScaleCounts(request, version) : check(scaleAsEdit(request, version, current), undefined);
+  }
   if (request.subResource !== undefined && request.subResource !== '') return emptyVerdict();
   const obj = asBeta(request.object, version);
   const old = request.operation === 'UPDATE' ? asBeta(request.oldObject, version) : undefined;
@@ -62,14 +85,17 @@ function check(request: JsonObject): Verdict {
   return validateV1beta1(obj, old, { scaleInMessage: (from, to) => alphaScaleInMessage(from, to, perShard) });
 }
 
-/** The response to one AdmissionRequest; throws MalformedReviewError when there is no request to answer. */
-export function admit(request: unknown): AdmissionResponse {
+/**
+ * The response to one AdmissionRequest; throws MalformedReviewError when there is no request to
+ * answer. `current` is the stored RedisCluster (v1beta1) of a scale review (see scaleTarget).
+ */
+export function admit(request: unknown, current?: JsonObject): AdmissionResponse {
   if (!isJsonObject(request)) throw new MalformedReviewError('request must be an object');
   if (typeof request.uid !== 'string' || request.uid === '') throw new MalformedReviewError('request.uid must be a non-empty string');
   const uid = request.uid;
   let verdict: Verdict;
   try {
-    verdict = check(request);
+    verdict = check(request, current);
   } catch (error) {
     if (error instanceof ConversionError) return { uid, allowed: false, status: { code: 422, reason: 'Invalid', message: error.message } };
     if (error instanceof MalformedReviewError) return { uid, allowed: false, status: { code: 400, reason: 'BadRequest', message: error.message } };

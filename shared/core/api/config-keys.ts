@@ -36,6 +36,11 @@ export const FORBIDDEN_CONFIG: readonly ForbiddenConfigGroup[] = [
     prefixes: [],
     reason: 'the operator decides which node replicates which master',
   },
+  {
+    keys: ['enable-protected-configs', 'enable-debug-command', 'enable-module-command', 'loadmodule'],
+    prefixes: [],
+    reason: 'it lets any client rewrite protected settings, run DEBUG (which can crash a node) or load code into Redis',
+  },
 ];
 
 /** The forbidden groups a key falls into (empty when the key is allowed). */

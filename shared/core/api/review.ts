@@ -2,10 +2,10 @@
 // ConversionReview (apiextensions.k8s.io/v1) and AdmissionReview (admission.k8s.io/v1).
 // A body that is not a review gets a 400 with a JSON reason; a review whose objects cannot be
 // converted or validated gets a 200 whose response says why (that is what the API server shows).
-import { admit } from './admission.ts';
+import { admit, scaleTarget } from './admission.ts';
 import { convertObject } from './convert.ts';
 import { ConversionError, MalformedReviewError } from './errors.ts';
-import { isJsonObject } from './json.ts';
+import { isJsonObject, type JsonObject } from './json.ts';
 
 export interface HttpReply {
   status: number;
@@ -54,10 +54,15 @@ export function reviewConversion(body: unknown): HttpReply {
   return reply({ convertedObjects: converted, result: { status: 'Success' } });
 }
 
-export function reviewAdmission(body: unknown): HttpReply {
+/** The RedisCluster the caller must read and pass to reviewAdmission: that of a scale review. */
+export function admissionScaleTarget(body: unknown): { namespace: string; name: string } | undefined {
+  return scaleTarget(isJsonObject(body) ? body.request : undefined);
+}
+
+export function reviewAdmission(body: unknown, current?: JsonObject): HttpReply {
   const apiVersion = 'admission.k8s.io/v1';
   try {
-    const response = admit(expectReview(body, apiVersion, 'AdmissionReview'));
+    const response = admit(expectReview(body, apiVersion, 'AdmissionReview'), current);
     return { status: 200, body: { apiVersion, kind: 'AdmissionReview', response } };
   } catch (error) {
     if (error instanceof MalformedReviewError) return badRequest(error.message);

@@ -1,7 +1,7 @@
 // OpenAPI schema of cache.redis.io/v1beta1, checked against the types in v1beta1.ts. Every
 // field has a description (what `kubectl explain redisclusters.spec` prints); defaults here are
 // applied by the API server and, for code and tests, by defaults.ts.
-import { DEFAULT_VERSION, SUPPORTED_VERSIONS } from './versions.ts';
+import { DEFAULT_VERSION, SUPPORTED_VERSIONS, UNSUPPORTED_VERSION_MESSAGE } from './versions.ts';
 import type { RedisClusterSpec, RedisClusterStatus } from './v1beta1.ts';
 import type { JSONSchemaProps, SchemaFor } from './schema-types.ts';
 import { configSchema } from './schema-config.ts';
@@ -28,8 +28,10 @@ export const specSchemaV1beta1: SchemaFor<RedisClusterSpec> = {
       description: `Replicas of each master, 0-${MAX_REPLICAS_PER_MASTER}. 0 means no failover: losing a master loses its slots until it comes back.`,
     },
     version: {
-      type: 'string', default: DEFAULT_VERSION, enum: SUPPORTED_VERSIONS,
-      description: `Redis version (${SUPPORTED_VERSIONS.join(', ')}). Upgrades roll one node at a time; downgrades are refused.`,
+      // A rule rather than an enum: an enum's refusal lists the values but cannot say why 6.2 is not one of them.
+      type: 'string', default: DEFAULT_VERSION, maxLength: 16,
+      description: `Redis version (${SUPPORTED_VERSIONS.join(', ')}; ${SUPPORTED_VERSIONS[0]} is the oldest supported). Upgrades roll one node at a time; downgrades are refused.`,
+      'x-kubernetes-validations': [{ rule: `self in [${SUPPORTED_VERSIONS.map((v) => `'${v}'`).join(', ')}]`, message: UNSUPPORTED_VERSION_MESSAGE }],
     },
     image: {
       type: 'string', maxLength: 512,

@@ -32,7 +32,7 @@ export function validateV1beta1(obj: RedisCluster, old: RedisCluster | undefined
   for (const key of [ANNOTATION_V1BETA1_SPEC, ANNOTATION_V1BETA1_STATUS]) {
     if (obj.metadata?.annotations?.[key] !== undefined && old?.metadata?.annotations?.[key] === undefined) v.denials.push(`metadata.annotations[${key}] is reserved for conversion from cache.redis.io/v1alpha1: remove it`);
   }
-  checkConfig(spec.config, old ? old.spec?.config ?? {} : undefined, v);
+  checkConfig(spec.config, old ? old.spec?.config ?? {} : undefined, v, spec.version);
   if (old === undefined) {
     if (spec.replicasPerMaster === 0) v.warnings.push('spec.replicasPerMaster is 0: without replicas a failed master takes its slots offline');
     if (spec.storage.reclaim === 'Delete') v.warnings.push('spec.storage.reclaim is Delete: deleting this RedisCluster deletes its data');

@@ -1,7 +1,9 @@
 // Metadata every child carries: labels that select it, an owner reference to the cluster, and
 // a hash of its desired content, so an unchanged child is never written again.
 import { createHash } from 'node:crypto';
-import { API_VERSION_V1BETA1, KIND, LABEL_CLUSTER, LABEL_INSTANCE, LABEL_MANAGED_BY, LABEL_NAME, MANAGED_BY_VALUE, NAME_VALUE } from '../api/group.ts';
+import { API_VERSION_V1BETA1, KIND, LABEL_COMPONENT, LABEL_INSTANCE, LABEL_NAME, NAME_VALUE, ownedLabels } from '../api/group.ts';
+
+export { ownedLabels } from '../api/group.ts';
 
 export const ANNOTATION_HASH = 'cache.redis.io/desired-hash';
 /** On a data PVC: the Redis node id its nodes.conf holds, so a pod that is away is not forgotten. */
@@ -22,13 +24,16 @@ export interface OwnerReference {
   blockOwnerDeletion: boolean;
 }
 
-/** Labels selecting every pod (and child) of one cluster. */
+/**
+ * The StatefulSet's spec.selector, which is immutable: kept as the first clusters got it. It is
+ * too wide to select with elsewhere (see ownedLabels): Services and the PDB use ownedLabels.
+ */
 export function selectorLabels(cluster: string): Record<string, string> {
   return { [LABEL_NAME]: NAME_VALUE, [LABEL_INSTANCE]: cluster };
 }
 
 export function childLabels(cluster: string, component: string): Record<string, string> {
-  return { ...selectorLabels(cluster), [LABEL_MANAGED_BY]: MANAGED_BY_VALUE, [LABEL_CLUSTER]: cluster, 'app.kubernetes.io/component': component };
+  return { ...ownedLabels(cluster), [LABEL_COMPONENT]: component };
 }
 
 export function ownerReference(owner: OwnerCluster): OwnerReference {

@@ -44,3 +44,15 @@ export function ordinalOf(statefulSet: string, pod: string): number | undefined 
   const rest = pod.slice(statefulSet.length + 1);
   return /^\d+$/.test(rest) ? Number(rest) : undefined;
 }
+
+/**
+ * The ordinal of a claim the StatefulSet created from one of its claim templates
+ * (`<template>-<sts>-<n>`, any n: claims kept from a larger former size count too), or undefined.
+ */
+export function claimOrdinal(templates: readonly string[], statefulSet: string, claim: string): number | undefined {
+  for (const template of templates) {
+    const ordinal = ordinalOf(`${template}-${statefulSet}`, claim);
+    if (ordinal !== undefined) return ordinal;
+  }
+  return undefined;
+}

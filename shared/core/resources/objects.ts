@@ -1,7 +1,8 @@
 // The other children: redis.conf ConfigMap, the generated auth Secret, the Services and the
-// PodDisruptionBudget. Each carries labels, an owner reference and its desired hash.
+// PodDisruptionBudget. Each carries labels, an owner reference and its desired hash. The
+// Services and the PDB select by ownedLabels, never by the StatefulSet's wider selector.
 import type { V1ConfigMap, V1PodDisruptionBudget, V1Secret, V1Service } from '@kubernetes/client-node';
-import { childLabels, ownerReference, selectorLabels, type OwnerCluster } from './meta.ts';
+import { childLabels, ownedLabels, ownerReference, type OwnerCluster } from './meta.ts';
 import { BUS_PORT, CLIENT_PORT, CONFIG_FILE, PASSWORD_KEY, childNames } from './names.ts';
 import { EXPORTER_PORT, withHash } from './statefulset.ts';
 
@@ -24,7 +25,7 @@ export function desiredHeadlessService(cluster: OwnerCluster, exporter = false):
   return withHash({
     apiVersion: 'v1', kind: 'Service', metadata: meta(cluster, childNames(name).headlessService, 'nodes'),
     spec: {
-      clusterIP: 'None', publishNotReadyAddresses: true, selector: selectorLabels(name),
+      clusterIP: 'None', publishNotReadyAddresses: true, selector: ownedLabels(name),
       ports: [
         { name: 'redis', port: CLIENT_PORT, targetPort: CLIENT_PORT as never }, { name: 'bus', port: BUS_PORT, targetPort: BUS_PORT as never },
         ...(exporter ? [{ name: 'metrics', port: EXPORTER_PORT, targetPort: EXPORTER_PORT as never }] : []),
@@ -37,7 +38,7 @@ export function desiredClientService(cluster: OwnerCluster): V1Service {
   const name = cluster.metadata.name;
   return withHash({
     apiVersion: 'v1', kind: 'Service', metadata: meta(cluster, childNames(name).clientService, 'client'),
-    spec: { type: 'ClusterIP', selector: selectorLabels(name), ports: [{ name: 'redis', port: CLIENT_PORT, targetPort: CLIENT_PORT as never }] },
+    spec: { type: 'ClusterIP', selector: ownedLabels(name), ports: [{ name: 'redis', port: CLIENT_PORT, targetPort: CLIENT_PORT as never }] },
   });
 }
 
@@ -45,6 +46,6 @@ export function desiredPodDisruptionBudget(cluster: OwnerCluster, maxUnavailable
   const name = cluster.metadata.name;
   return withHash({
     apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: meta(cluster, childNames(name).podDisruptionBudget, 'pdb'),
-    spec: { maxUnavailable: maxUnavailable as never, selector: { matchLabels: selectorLabels(name) } },
+    spec: { maxUnavailable: maxUnavailable as never, selector: { matchLabels: ownedLabels(name) } },
   });
 }

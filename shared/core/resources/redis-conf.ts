@@ -1,6 +1,7 @@
 // redis.conf of every node: what the operator needs (cluster mode, persistence), the user's
 // spec.config on top. Settings Redis can change live are applied with CONFIG SET; the others
 // are restart-only, and changing them rolls the pods (their hash is on the pod template).
+import { CONFIG_TABLES } from '../api/redis-config/index.ts';
 
 /** Defaults the operator chooses; a user's spec.config overrides them. */
 export const MANAGED_DEFAULTS: Readonly<Record<string, string>> = {
@@ -15,16 +16,17 @@ export const MANAGED_DEFAULTS: Readonly<Record<string, string>> = {
 };
 
 /**
- * Settings Redis refuses to change with CONFIG SET: IMMUTABLE_CONFIG in Redis' config.c, and
- * PROTECTED_CONFIG (dbfilename) while enable-protected-configs is off, its default.
+ * Settings Redis refuses to change with CONFIG SET: those the generated tables of real
+ * redis-servers mark restartOnly (IMMUTABLE_CONFIG in Redis' config.c, and PROTECTED_CONFIG
+ * such as dbfilename while enable-protected-configs is off, its default), and a few the
+ * operator restarts for on purpose.
  */
-export const RESTART_ONLY = new Set([
-  'databases', 'io-threads', 'io-threads-do-reads', 'tcp-backlog', 'always-show-logo', 'set-proc-title',
-  'syslog-enabled', 'syslog-ident', 'syslog-facility', 'supervised', 'enable-protected-configs',
-  'enable-debug-command', 'enable-module-command', 'disable-thp', 'oom-score-adj-values', 'loadmodule',
-  'cluster-enabled', 'protected-mode',
-  'appendfilename', 'appenddirname', 'dbfilename', 'rdbchecksum', 'socket-mark-id',
-  'server_cpulist', 'bio_cpulist', 'aof_rewrite_cpulist', 'bgsave_cpulist',
+export const RESTART_ONLY: ReadonlySet<string> = new Set([
+  ...Object.values(CONFIG_TABLES).flatMap((table) => Object.keys(table.keys).filter((key) => table.keys[key]!.restartOnly)),
+  // Read at start-up only, and no CONFIG key.
+  'loadmodule',
+  // Live-settable in Redis 7.0, but a change is rare and a restart applies it to every client.
+  'protected-mode', 'oom-score-adj-values',
 ]);
 
 export function effectiveConfig(userConfig: Readonly<Record<string, string>> = {}): Record<string, string> {

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubernetesObjectApi } from '@kubernetes/client-node';
 import { makeWebhookCerts, type WebhookCerts } from '../../../infra/webhooks/certs.ts';
+import { kubeClusterReader } from '../../../functions/kube.ts';
 import { startWebhookServer } from '../../../functions/webhooks/index.ts';
 import type { HttpsListening } from '../../../functions/webhooks/server.ts';
 import { installRedisClusterApi, uninstallValidatingWebhook } from '../../../infra/webhooks/install.ts';
@@ -33,7 +34,7 @@ export async function installApi(configurationName: string): Promise<InstalledAp
   const webhook = await startWebhookServer({
     host: '127.0.0.1', port: await freePort(), maxBodyBytes: 16 * 1024 * 1024,
     tls: { cert: await readFile(certs.cert), key: await readFile(certs.key) },
-  }, log);
+  }, log, kubeClusterReader(env.kubeConfig()));
   const objects = KubernetesObjectApi.makeApiClient(env.kubeConfig());
   const kubectl = (args: string[], options?: { input?: string }) => env.kubectl(args, options);
   const namespaces: string[] = [];

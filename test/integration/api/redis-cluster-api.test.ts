@@ -58,6 +58,8 @@ describe('RedisCluster API on the API server', function () {
   const denied = (message: string) => `The request is invalid: error when creating "STDIN": admission webhook "validate.redisclusters.cache.redis.io" denied the request: ${message}`;
   /** kubectl prints the served deprecation warning first for every v1alpha1 request. */
   const deprecated = (message: string) => `Warning: cache.redis.io/v1alpha1 RedisCluster is deprecated; use cache.redis.io/v1beta1 (converted without loss)\n${message}`;
+  const versions = 'must be one of 7.0, 7.2, 7.4: 7.0 is the oldest supported, since forming and scaling a cluster needs CLUSTER ADDSLOTSRANGE and a multi-parameter CONFIG GET (Redis 7.0)';
+  const dangerous = 'it lets any client rewrite protected settings, run DEBUG (which can crash a node) or load code into Redis';
   const unchecked = '\n* <nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation';
   // [what, version, spec, expected message (name is filled in)]
   const badCreates: [string, string, object, (name: string) => string][] = [
@@ -67,7 +69,9 @@ describe('RedisCluster API on the API server', function () {
     ['too many masters', 'v1beta1', { masters: 501, replicasPerMaster: 0 }, (n) => `${invalid(n)}spec.masters: Invalid value: 501: spec.masters in body should be less than or equal to 500`],
     ['negative replicas per master', 'v1beta1', { replicasPerMaster: -1 }, (n) => `${invalid(n)}spec.replicasPerMaster: Invalid value: -1: spec.replicasPerMaster in body should be greater than or equal to 0`],
     ['too many nodes', 'v1beta1', { masters: 400, replicasPerMaster: 3 }, (n) => `${invalid(n)}spec.masters: Invalid value: a Redis Cluster has at most 1000 nodes: masters × (1 + replicasPerMaster) must not exceed 1000`],
-    ['an unknown Redis version', 'v1beta1', { version: '5.0' }, (n) => `${invalid(n)}\n* spec.version: Unsupported value: "5.0": supported values: "6.2", "7.0", "7.2", "7.4"${unchecked}`],
+    ['an unknown Redis version', 'v1beta1', { version: '5.0' }, (n) => `${invalid(n)}spec.version: Invalid value: "5.0": ${versions}`],
+    // 6.2 cannot form a cluster the way knredis forms it
+    ['Redis 6.2', 'v1beta1', { version: '6.2' }, (n) => `${invalid(n)}spec.version: Invalid value: "6.2": ${versions}`],
     ['config port', 'v1beta1', { config: { port: '7000' } }, (n) => `${invalid(n)}spec.config: Forbidden: port cannot be set: the operator decides where each node listens and where it writes its files`],
     ['config cluster-enabled', 'v1beta1', { config: { 'cluster-enabled': 'no' } }, (n) => `${invalid(n)}spec.config: Forbidden: cluster-enabled cannot be set: the operator runs every node in cluster mode with its own nodes.conf and announces the pod's address`],
     ['config cluster-announce-ip', 'v1beta1', { config: { 'cluster-announce-ip': '10.0.0.1' } }, (n) => `${invalid(n)}spec.config: Forbidden: cluster-announce-* cannot be set: the operator runs every node in cluster mode with its own nodes.conf and announces the pod's address`],
@@ -78,7 +82,16 @@ describe('RedisCluster API on the API server', function () {
     ['an unknown reclaim policy', 'v1beta1', { storage: { reclaim: 'Keep' } }, (n) => `${invalid(n)}\n* spec.storage.reclaim: Unsupported value: "Keep": supported values: "Retain", "Delete"${unchecked}`],
     ['a storage size that is not a quantity', 'v1beta1', { storage: { size: 'big' } }, (n) => `${invalid(n)}spec.storage.size: Invalid value: "big": must be a positive quantity such as 10Gi`],
     ['an image with a space', 'v1beta1', { image: 'redis 7' }, (n) => `${invalid(n)}spec.image: Invalid value: "redis 7": must be an image reference such as redis:7.2 or registry.example.com/redis@sha256:..., without spaces`],
-    ['a maxmemory-policy Redis does not know', 'v1beta1', { config: { 'maxmemory-policy': 'lru' } }, () => denied('spec.config[maxmemory-policy]: "lru" must be one of noeviction, allkeys-lru, allkeys-lfu, allkeys-random, volatile-lru, volatile-lfu, volatile-random, volatile-ttl')],
+    ['a maxmemory-policy Redis does not know', 'v1beta1', { config: { 'maxmemory-policy': 'lru' } }, () => denied('spec.config[maxmemory-policy]: "lru" must be one of volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, noeviction')],
+    // what redis-server would refuse at start-up ("Bad directive") and in CONFIG SET
+    ['a mistyped config key', 'v1beta1', { config: { 'maxmemory-polcy': 'allkeys-lru' } }, () => denied('spec.config[maxmemory-polcy]: is not a setting of Redis 7.0: did you mean maxmemory-policy?')],
+    ['a config boolean that is not yes or no', 'v1beta1', { config: { 'lazyfree-lazy-eviction': 'true' } }, () => denied('spec.config[lazyfree-lazy-eviction]: "true" must be yes or no')],
+    ['a config integer out of range', 'v1beta1', { config: { 'active-defrag-cycle-max': '100' } }, () => denied('spec.config[active-defrag-cycle-max]: "100" must be an integer from 1 to 99')],
+    ['a config size Redis cannot parse', 'v1beta1', { config: { 'client-query-buffer-limit': '1tb' } }, () => denied('spec.config[client-query-buffer-limit]: "1tb" must be a size in bytes or with a unit, such as 512mb or 2gb')],
+    ['a config value with an argument too many', 'v1beta1', { config: { appendfsync: 'always no' } }, () => denied('spec.config[appendfsync]: "always no" must be one of everysec, always, no')],
+    ['config enable-debug-command', 'v1beta1', { config: { 'enable-debug-command': 'yes' } }, (n) => `${invalid(n)}spec.config: Forbidden: enable-debug-command cannot be set: ${dangerous}`],
+    ['config enable-protected-configs', 'v1beta1', { config: { 'enable-protected-configs': 'yes' } }, (n) => `${invalid(n)}spec.config: Forbidden: enable-protected-configs cannot be set: ${dangerous}`],
+    ['config enable-module-command', 'v1beta1', { config: { 'enable-module-command': 'local' } }, (n) => `${invalid(n)}spec.config: Forbidden: enable-module-command cannot be set: ${dangerous}`],
     ['too few v1alpha1 nodes', 'v1alpha1', { replicas: 2 }, (n) => deprecated(`${invalid(n)}spec.replicas: Invalid value: 2: a Redis Cluster needs at least 3 Redis nodes (masters)`)],
     ['a v1alpha1 object without replicas', 'v1alpha1', { storageClass: 'local' }, (n) => deprecated(`${invalid(n)}\n* spec.replicas: Required value${unchecked}`)],
   ];
@@ -219,6 +232,39 @@ describe('RedisCluster API on the API server', function () {
     await kubectl(['scale', 'rediscluster', 'scaled', '--replicas', '3']);
     expect(await refusal(['scale', 'rediscluster', 'scaled', '--replicas', '2'])).to.equal(
       `${invalid('scaled')}spec.masters: Invalid value: 2: a Redis Cluster needs at least 3 masters, so that the others can elect a new master after a failure`);
+  });
+
+  // kubectl scale goes through the scale subresource: the same rules and words as a patch of spec.masters.
+  const degraded = { type: 'Degraded', status: 'True', reason: 'MasterDown', message: 'a master is down', lastTransitionTime: '2026-01-01T00:00:00Z' };
+  const scaleRefusals: [string, number, object, number, string][] = [
+    ['during a migration', 4, { operation: { type: 'ScaleIn', progress: 'migrating slots 100/8192' }, readyMasters: 4 }, 3,
+      'spec.masters: cannot scale in while ScaleIn is in progress (migrating slots 100/8192): wait until it finishes'],
+    ['while masters are down', 6, { readyMasters: 5, conditions: [degraded] }, 5,
+      'spec.masters: cannot scale in while only 5 of 6 masters are ready: the slots of the removed masters need healthy masters to move to'],
+  ];
+  for (const [what, masters, status, to, message] of scaleRefusals) {
+    it(`refuses kubectl scale ${what} exactly as it refuses the same patch`, async () => {
+      const name = `scl-${++seq}`;
+      await kubectl(['create', '-f', '-'], manifest('v1beta1', name, { masters }));
+      await kubectl(['patch', BETA, name, '--subresource', 'status', '--type', 'merge', '-p', JSON.stringify({ status })]);
+      const patched = await refusal(['patch', BETA, name, '--type', 'merge', '-p', JSON.stringify({ spec: { masters: to } })]);
+      expect(patched).to.equal(`Warning: spec.masters: scaling in from ${masters} to ${to} moves the slots of ${masters - to} masters\n${patchDenied(message)}`);
+      expect(await refusal(['scale', 'rediscluster', name, '--replicas', String(to)])).to.equal(patched);
+      expect((await getJson(BETA, name)).spec.masters).to.equal(masters);
+    });
+  }
+
+  it('refuses a v1alpha1 kubectl scale to nodes that do not split into shards exactly as the same v1alpha1 patch', async () => {
+    await kubectl(['create', '-f', '-'], manifest('v1beta1', 'alpha-scale', { masters: 3, replicasPerMaster: 1 }));
+    const patched = await refusal(['patch', ALPHA, 'alpha-scale', '--type', 'merge', '-p', '{"spec":{"replicas":7}}']);
+    expect(patched).to.contain('spec.replicas: 7 Redis nodes cannot be split into masters with 1 replica each');
+    expect(await refusal(['scale', ALPHA, 'alpha-scale', '--replicas', '7'])).to.equal(patched);
+  });
+
+  it('says which table checked the config of a version without its own (7.4: the nearest older, 7.0)', async () => {
+    const out = await api.env.kubectl(['-n', ns, 'create', '-f', '-', '--warnings-as-errors'], { input: manifest('v1beta1', 'newer', { version: '7.4', config: { hz: '20' } }) })
+      .then(() => '', (e: Error) => e.message);
+    expect(out).to.contain('Warning: spec.config: checked against the settings of Redis 7.0: knredis has no table of 7.4\'s yet');
   });
 
   it('prints the webhook warnings for risky but allowed specs', async () => {

@@ -28,7 +28,7 @@ describe('webhooks server', function () {
     server = await startWebhookServer({
       host: '127.0.0.1', port: await freePort(), maxBodyBytes: 64 * 1024,
       tls: { cert: await readFile(certs.cert), key: await readFile(certs.key) },
-    }, createLogger({ level: 'silent' }));
+    }, createLogger({ level: 'silent' }), async () => undefined);
   });
 
   after(async () => {

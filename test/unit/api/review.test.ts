@@ -1,5 +1,7 @@
 import { expect } from 'chai';
-import { reviewAdmission, reviewConversion } from '../../../shared/core/api/review.ts';
+import type { JsonObject } from '../../../shared/core/api/json.ts';
+import { admissionScaleTarget, reviewAdmission, reviewConversion } from '../../../shared/core/api/review.ts';
+import type { RedisClusterSpec, RedisClusterStatus } from '../../../shared/core/api/v1beta1.ts';
 import { toV1alpha1 } from '../../../shared/core/api/convert.ts';
 import { aBeta, anAlpha } from './builders.ts';
 
@@ -43,7 +45,7 @@ describe('api/review', () => {
   });
 
   describe('AdmissionReview', () => {
-    const answer = (request: unknown) => (reviewAdmission(admission(request)).body as { response: { uid: string; allowed: boolean; status?: { message: string }; warnings?: string[] } }).response;
+    const answer = (request: unknown, current?: JsonObject) => (reviewAdmission(admission(request), current).body as { response: { uid: string; allowed: boolean; status?: { message: string }; warnings?: string[] } }).response;
 
     it('allows a valid v1beta1 create, with its warnings', () => {
       const response = answer({ uid: 'a1', operation: 'CREATE', resource: resource('v1beta1'), object: aBeta({ replicasPerMaster: 0 }) });
@@ -65,13 +67,45 @@ describe('api/review', () => {
       expect(sharded.status?.message).to.equal('spec.replicas: scaling in from 14 to 6 Redis nodes removes 4 of 7 masters at once, but at most 3 (half) can go in one step because their slots move to the masters that stay: scale to 8 first, then to 6');
     });
 
-    it('refuses a scale subresource update that removes more than half, in the words of its version', () => {
-      const scale = (replicas: number) => ({ apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'c' }, spec: { replicas } });
-      const beta = answer({ uid: 'a4', operation: 'UPDATE', resource: resource('v1beta1'), subResource: 'scale', object: scale(2), oldObject: scale(6) });
-      expect(beta.status?.message).to.equal('spec.masters: scaling in from 6 to 2 masters removes 4 at once, but at most 3 (half) can go in one step because their slots move to the masters that stay: scale to 3 first, then to 2');
-      const alpha = answer({ uid: 'a5', operation: 'UPDATE', resource: resource('v1alpha1'), subResource: 'scale', object: scale(4), oldObject: scale(12) });
-      expect(alpha.status?.message).to.contain('spec.replicas: scaling in from 12 to 4 Redis nodes removes 8 at once');
-      expect(answer({ uid: 'a6', operation: 'UPDATE', resource: resource('v1beta1'), subResource: 'scale', object: scale(3), oldObject: scale(6) }).allowed).to.equal(true);
+    describe('a scale subresource update, checked as the edit it amounts to against the stored RedisCluster', () => {
+      const scale = (replicas: number) => ({ apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'c', namespace: 'ns' }, spec: { replicas } });
+      const degraded = { conditions: [{ type: 'Degraded', status: 'True' as const, reason: 'MasterDown', message: 'm', lastTransitionTime: '2026-01-01T00:00:00Z' }] };
+      // [what, version, stored spec, stored status, replicas of the Scale, refusal (undefined: allowed)]
+      const table: [string, string, RedisClusterSpec, RedisClusterStatus | undefined, number, string | undefined][] = [
+        ['more than half the masters', 'v1beta1', { masters: 6 }, undefined, 2,
+          'spec.masters: scaling in from 6 to 2 masters removes 4 at once, but at most 3 (half) can go in one step because their slots move to the masters that stay: scale to 3 first, then to 2'],
+        ['a second halving while the first one still migrates', 'v1beta1', { masters: 4 }, { operation: { type: 'ScaleIn', progress: 'migrating slots 100/8192' } }, 2,
+          'spec.masters: cannot scale in while ScaleIn is in progress (migrating slots 100/8192): wait until it finishes'],
+        ['a scale-in while masters are down', 'v1beta1', { masters: 6 }, { readyMasters: 5 }, 5,
+          'spec.masters: cannot scale in while only 5 of 6 masters are ready: the slots of the removed masters need healthy masters to move to'],
+        ['more than half the nodes, in v1alpha1 words', 'v1alpha1', { masters: 6, replicasPerMaster: 1 }, undefined, 4,
+          'spec.replicas: scaling in from 12 to 4 Redis nodes removes 4 of 6 masters at once, but at most 3 (half) can go in one step because their slots move to the masters that stay: scale to 6 first, then to 4'],
+        ['nodes that do not split into whole shards', 'v1alpha1', { masters: 3, replicasPerMaster: 1 }, undefined, 7,
+          'spec.replicas: 7 Redis nodes cannot be split into masters with 1 replica each: use a multiple of 2 (such as 6 or 8), or change masters and replicasPerMaster through cache.redis.io/v1beta1'],
+        ['half the masters of a healthy cluster', 'v1beta1', { masters: 6 }, { readyMasters: 6 }, 3, undefined],
+        ['a scale-out while Degraded', 'v1beta1', { masters: 3 }, degraded, 4, undefined],
+      ];
+      for (const [what, version, spec, status, replicas, refusal] of table) {
+        it(`${refusal ? 'refuses' : 'allows'} ${what} (${version})`, () => {
+          const stored = aBeta(spec, status) as unknown as JsonObject;
+          const scaled = answer({ uid: 's1', operation: 'UPDATE', resource: resource(version), subResource: 'scale', namespace: 'ns', name: 'c', object: scale(replicas), oldObject: scale(0) }, stored);
+          const old = version === 'v1alpha1' ? toV1alpha1(aBeta(spec, status)) as unknown as JsonObject : stored;
+          const field = version === 'v1alpha1' ? 'replicas' : 'masters';
+          const edited = answer({ uid: 's2', operation: 'UPDATE', resource: resource(version), object: { ...old, spec: { ...(old.spec as object), [field]: replicas } }, oldObject: old });
+          expect(scaled.status?.message).to.equal(refusal);
+          expect(scaled.status?.message).to.equal(edited.status?.message);
+        });
+      }
+
+      it('checks the Scale\'s own counts when the RedisCluster could not be found', () => {
+        const response = answer({ uid: 's3', operation: 'UPDATE', resource: resource('v1beta1'), subResource: 'scale', namespace: 'ns', name: 'c', object: scale(2), oldObject: scale(6) });
+        expect(response.status?.message).to.equal('spec.masters: scaling in from 6 to 2 masters removes 4 at once, but at most 3 (half) can go in one step because their slots move to the masters that stay: scale to 3 first, then to 2');
+      });
+
+      it('names the RedisCluster to read for a scale update only', () => {
+        expect(admissionScaleTarget(admission({ uid: 'x', operation: 'UPDATE', subResource: 'scale', namespace: 'ns', name: 'c' }))).to.deep.equal({ namespace: 'ns', name: 'c' });
+        expect(admissionScaleTarget(admission({ uid: 'x', operation: 'UPDATE', namespace: 'ns', name: 'c' }))).to.equal(undefined);
+      });
     });
 
     it('allows deletes and other subresources without looking', () => {

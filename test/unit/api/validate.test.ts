@@ -22,7 +22,18 @@ describe('api/validate-spec', () => {
     ['a Redis downgrade', { version: '7.2' }, { version: '7.0' }, undefined,
       'spec.version: downgrading Redis from 7.2 to 7.0 is not supported: an older Redis cannot load the data files a newer one wrote'],
     ['a maxmemory that is not a size', {}, { config: { maxmemory: 'lots' } }, undefined, 'spec.config[maxmemory]: "lots" must be a size in bytes or with a unit, such as 512mb or 2gb'],
-    ['an unknown maxmemory-policy', {}, { config: { 'maxmemory-policy': 'lru' } }, undefined, 'spec.config[maxmemory-policy]: "lru" must be one of noeviction, allkeys-lru'],
+    ['an unknown maxmemory-policy', {}, { config: { 'maxmemory-policy': 'lru' } }, undefined, 'spec.config[maxmemory-policy]: "lru" must be one of volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, noeviction'],
+    // what Redis 7.0 refuses at start-up ("Bad directive") and in CONFIG SET, from the generated table
+    ['a mistyped key, with the nearest setting', {}, { config: { 'maxmemory-polcy': 'allkeys-lru' } }, undefined, 'spec.config[maxmemory-polcy]: is not a setting of Redis 7.0: did you mean maxmemory-policy?'],
+    ['a key nothing is near', {}, { config: { 'turbo-mode': 'yes' } }, undefined, 'spec.config[turbo-mode]: is not a setting of Redis 7.0'],
+    ['a boolean that is not yes or no', {}, { config: { appendonly: 'true' } }, undefined, 'spec.config[appendonly]: "true" must be yes or no'],
+    ['an appendfsync Redis does not know', {}, { config: { appendfsync: 'sometimes' } }, undefined, 'spec.config[appendfsync]: "sometimes" must be one of everysec, always, no'],
+    ['a loglevel Redis does not know', {}, { config: { loglevel: 'info' } }, undefined, 'spec.config[loglevel]: "info" must be one of debug, verbose, notice, warning'],
+    ['an integer that is not one', {}, { config: { hz: 'fast' } }, undefined, 'spec.config[hz]: "fast" must be an integer from 0 to 2147483647'],
+    ['an integer out of range', {}, { config: { 'active-defrag-cycle-max': '100' } }, undefined, 'spec.config[active-defrag-cycle-max]: "100" must be an integer from 1 to 99'],
+    ['a size with a unit Redis does not know', {}, { config: { 'proto-max-bulk-len': '1tb' } }, undefined, 'spec.config[proto-max-bulk-len]: "1tb" must be a size in bytes or with a unit'],
+    ['a size or percentage that is neither', {}, { config: { 'maxmemory-clients': 'half' } }, undefined, 'spec.config[maxmemory-clients]: "half" must be a size such as 512mb, or a percentage such as 10%'],
+    ['a node timeout too short for the operator', {}, { config: { 'cluster-node-timeout': '500' } }, undefined, 'spec.config[cluster-node-timeout]: "500" must be a number of milliseconds, at least 1000'],
   ];
   for (const [what, from, to, status, message] of refused) {
     it(`refuses ${what}`, () => {
@@ -38,6 +49,10 @@ describe('api/validate-spec', () => {
     ['an upgrade', { version: '7.0' }, { version: '7.4' }, undefined],
     ['fewer replicas on a healthy cluster', { replicasPerMaster: 2 }, { replicasPerMaster: 1 }, { readyMasters: 3 }],
     ['unchanged specs', { masters: 3, config: { maxmemory: '2gb' } }, { masters: 3, config: { maxmemory: '2gb' } }, undefined],
+    ['sizes, percentages, booleans and enums as Redis writes them', {}, {
+      config: { maxmemory: '1GB', 'maxmemory-clients': '10%', appendonly: 'YES', 'maxmemory-policy': 'allkeys-lfu', 'slave-read-only': 'yes', hz: '50' },
+    }, undefined],
+    ['a setting with a syntax of its own, left to Redis', {}, { config: { save: '3600 1 300 100', 'notify-keyspace-events': 'Ex' } }, undefined],
   ];
   for (const [what, from, to, status] of allowed) {
     it(`allows ${what}`, () => expect(update(from, to, status).denials).to.deep.equal([]));
@@ -46,6 +61,17 @@ describe('api/validate-spec', () => {
   it('does not judge again a config value the object already had (a finalizer update must pass)', () => {
     expect(update({ config: { maxmemory: 'lots' } }, { config: { maxmemory: 'lots' } }).denials).to.deep.equal([]);
     expect(update({ config: { maxmemory: 'lots' } }, { config: { maxmemory: 'more' } }).denials).to.have.length(1);
+  });
+
+  it('does not judge again a key the object already had, known or not', () => {
+    expect(update({ config: { 'turbo-mode': 'yes' } }, { masters: 4, config: { 'turbo-mode': 'yes' } }).denials).to.deep.equal([]);
+  });
+
+  it('checks a version without a table of its own against the nearest older one, and says so', () => {
+    const verdict = validateV1beta1(aBeta({ version: '7.4', config: { 'maxmemory-polcy': 'noeviction' } }), undefined);
+    expect(verdict.denials).to.deep.equal(['spec.config[maxmemory-polcy]: is not a setting of Redis 7.0: did you mean maxmemory-policy?']);
+    expect(verdict.warnings).to.deep.equal(['spec.config: checked against the settings of Redis 7.0: knredis has no table of 7.4\'s yet']);
+    expect(validateV1beta1(aBeta({ version: '7.0', config: { hz: '10' } }), undefined).warnings).to.deep.equal([]);
   });
 
   it('refuses the conversion annotations on a v1beta1 object', () => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { childNames, ordinalOf } from '../../../shared/core/resources/names.ts';
+import { childNames, claimOrdinal, ordinalOf } from '../../../shared/core/resources/names.ts';
 
 describe('names', () => {
   describe('ordinalOf', () => {
@@ -19,6 +19,26 @@ describe('names', () => {
     for (const [sts, pod, want] of table) {
       it(`returns ${want} for pod ${pod} of StatefulSet ${sts}`, () => {
         expect(ordinalOf(sts, pod)).to.equal(want);
+      });
+    }
+  });
+
+  describe('claimOrdinal', () => {
+    const table: [string, number | undefined][] = [
+      ['data-redis-0', 0],
+      // kept from a larger former size
+      ['data-redis-17', 17],
+      ['extra-redis-2', 2],
+      ['data-redis', undefined],
+      ['redis-0', undefined],
+      ['other-redis-0', undefined],
+      // another cluster whose name extends this one's
+      ['data-redis-cache-0', undefined],
+      ['data-redis-0-backup', undefined],
+    ];
+    for (const [claim, want] of table) {
+      it(`returns ${want} for claim ${claim} of StatefulSet redis with templates data and extra`, () => {
+        expect(claimOrdinal(['data', 'extra'], 'redis', claim)).to.equal(want);
       });
     }
   });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { KubernetesObject, V1PodDisruptionBudget, V1Service } from '@kubernetes/client-node';
+import type { KubernetesObject, V1PodDisruptionBudget, V1Service, V1StatefulSet } from '@kubernetes/client-node';
 import { desiredChildren } from '../../../functions/reconcile/children.ts';
 import { ANNOTATION_HASH } from '../../../shared/core/resources/meta.ts';
 import { desiredClientService, desiredConfigMap, desiredHeadlessService, desiredPodDisruptionBudget, desiredSecret } from '../../../shared/core/resources/objects.ts';
@@ -7,6 +7,7 @@ import { aRedisCluster } from '../reconcile/builders.ts';
 
 const auth = { name: 'redis-auth', key: 'password', external: false };
 const owner = aRedisCluster().owner();
+const owned = { 'app.kubernetes.io/name': 'redis-cluster', 'app.kubernetes.io/instance': 'redis', 'app.kubernetes.io/managed-by': 'knredis', 'cache.redis.io/cluster': 'redis' };
 const kinds = (objects: KubernetesObject[]) => objects.map((o) => o.kind);
 
 describe('objects', () => {
@@ -25,7 +26,29 @@ describe('objects', () => {
     }
 
     it('selects exactly the cluster\'s pods', () => {
-      expect(desiredPodDisruptionBudget(owner, 1).spec?.selector?.matchLabels).to.deep.equal({ 'app.kubernetes.io/name': 'redis-cluster', 'app.kubernetes.io/instance': 'redis' });
+      expect(desiredPodDisruptionBudget(owner, 1).spec?.selector?.matchLabels).to.deep.equal(owned);
+    });
+  });
+
+  describe('selectors', () => {
+    // The generic name/instance pair is what another workload may carry too; only the pods
+    // knredis made for this cluster carry managed-by and the cluster label as well.
+    const sts = desiredChildren(aRedisCluster().build(), auth, 6).find((o) => o.kind === 'StatefulSet') as V1StatefulSet;
+    const podLabels = sts.spec!.template.metadata!.labels!;
+    const selectors: [string, Record<string, string> | undefined][] = [
+      ['the client Service', desiredClientService(owner).spec?.selector],
+      ['the headless Service', desiredHeadlessService(owner).spec?.selector],
+      ['the PodDisruptionBudget', desiredPodDisruptionBudget(owner, 1).spec?.selector?.matchLabels],
+    ];
+    for (const [what, selector] of selectors) {
+      it(`${what} selects by the labels only knredis' pods of this cluster carry, which the pod template has`, () => {
+        expect(selector).to.deep.equal(owned);
+        expect(podLabels).to.include(selector);
+      });
+    }
+
+    it('keeps the StatefulSet selector the first clusters got: it is immutable', () => {
+      expect(sts.spec?.selector?.matchLabels).to.deep.equal({ 'app.kubernetes.io/name': 'redis-cluster', 'app.kubernetes.io/instance': 'redis' });
     });
   });
 
