@@ -90,6 +90,7 @@ async function reconcileOnce(kube: KubeClient, key: string, context: ReconcileCo
   try {
     pass = await runClusterPass({
       spec, pods: observed.pods, claims: observed.claims, updateRevision: written.includes('StatefulSet') ? undefined : updateRevisionOf(observed.children.statefulSet), pool, log, events, now, maxSlotsPerStep,
+      signal: context.signal, assertOwner: context.assertOwner,
       restartPod: (pod) => kube.delete({ apiVersion: 'v1', kind: 'Pod', metadata: { name: pod, namespace } }),
     });
   } catch (error) {

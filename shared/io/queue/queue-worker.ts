@@ -5,13 +5,17 @@
 //   transient error     count a failure; run again after the capped backoff (or at once on
 //                       the next event); the job is marked failed for the dashboard
 //   TerminalError       forget the failures; no retry; the job is marked failed
+//   lost ownership      the lock is gone (expired, taken, lost with a queue-Redis restart):
+//                       the run stops (its signal is aborted, assertOwner throws); no failure
+//                       is counted and no retry scheduled: BullMQ's stalled check runs it again
 import { randomUUID } from 'node:crypto';
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
-import { isTerminal, ReconcileTimeoutError, resultLabel, type Outcome } from '../../core/outcome.ts';
+import { isTerminal, OwnershipLostError, ReconcileTimeoutError, resultLabel, type Outcome } from '../../core/outcome.ts';
 import { backoffDelay, type BackoffPolicy } from '../../core/queue/backoff.ts';
 import type { Logger } from '../log.ts';
 import type { QueueMetrics } from '../metrics.ts';
-import { workerConnection } from './connection.ts';
+import { producerConnection, workerConnection } from './connection.ts';
+import { lockOwnership } from './ownership.ts';
 import { dedupIdOf, queueKeys, type QueueNames } from './keys.ts';
 import { reconcileJobName, type ReconcileJobData } from './job-options.ts';
 import { defineScripts } from './scripts.ts';
@@ -24,7 +28,15 @@ export interface ReconcileContext {
   readonly reconcileId: string;
   /** Consecutive failures before this run (0 after a success). */
   readonly failures: number;
+  /**
+   * Throws OwnershipLostError unless this run still holds its key's queue lock. Call it right
+   * before each disruptive step: a run that lost the lock may have a second run beside it.
+   */
+  readonly assertOwner: () => Promise<void>;
 }
+
+/** For a reconcile run outside the queue (tests, benchmarks): nothing else can run the key. */
+export const soleOwner = async (): Promise<void> => {};
 
 /** The seam the reconciler plugs into: a key in, an outcome out (or a thrown error). */
 export type Reconcile = (key: string, context: ReconcileContext) => Promise<Outcome>;
@@ -69,8 +81,11 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
   const commands = workerConnection(options.redisUrl);
   commands.on('error', () => {});
   const scripts = defineScripts(commands);
+  // Fails fast: a lock that cannot be read within a short time proves no ownership.
+  const locks = producerConnection(options.redisUrl, Math.min(2_000, settings.lockDurationMs));
+  const running = new Map<string, AbortController>();
 
-  async function runOne(job: Job<ReconcileJobData>): Promise<void> {
+  async function runOne(job: Job<ReconcileJobData>, token: string | undefined): Promise<void> {
     const key = job.data.key;
     const reconcileId = randomUUID().slice(0, 8);
     const runLog = log.child({ key, reconcileId, jobId: job.id, reason: job.data.reason });
@@ -80,10 +95,15 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
     const started = performance.now();
     let outcome: Outcome | undefined;
     let failure: unknown;
+    const { assertOwner } = lockOwnership(locks, keys.lock(String(job.id)), token, key);
+    const abort = new AbortController();
+    running.set(String(job.id), abort);
     try {
-      outcome = await runBounded(reconcile, key, { log: runLog, reconcileId, failures }, settings.timeoutMs, runLog);
+      outcome = await runBounded(reconcile, key, { log: runLog, reconcileId, failures, assertOwner }, abort, settings.timeoutMs, runLog);
     } catch (error) {
       failure = error;
+    } finally {
+      running.delete(String(job.id));
     }
     const seconds = (performance.now() - started) / 1000;
     metrics?.workDuration.observe({ name: names.queue }, seconds);
@@ -98,14 +118,19 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
       return;
     }
     metrics?.reconcileErrors.inc({ controller });
+    // 2: lost ownership: not the resource's failure; whoever holds the key now goes on.
+    if (failure instanceof OwnershipLostError || abort.signal.reason instanceof OwnershipLostError) {
+      runLog.warn({ err: failure }, 'run lost its key; stopped without counting a failure');
+      throw failure instanceof Error ? failure : new OwnershipLostError(key);
+    }
     const message = failure instanceof Error ? failure.message : String(failure);
-    // 2: terminal: never retried; the next event for the key starts afresh.
+    // 3: terminal: never retried; the next event for the key starts afresh.
     if (isTerminal(failure)) {
       await commands.hdel(keys.failures, key);
       runLog.error({ err: failure }, 'reconcile failed for good');
       throw new UnrecoverableError(`${failure.name}: ${message}`);
     }
-    // 3: transient: retried after the capped backoff, or at once on the next change.
+    // 4: transient: retried after the capped backoff, or at once on the next change.
     const count = await commands.hincrby(keys.failures, key, 1);
     const delay = backoffDelay(count, settings.backoff, random);
     metrics?.retries.inc({ name: names.queue });
@@ -118,11 +143,11 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
     await scripts.knDefer(keys.dedupNext(dedupIdOf(data.key)), keys.job(String(job.id)), delayMs, reconcileJobName, JSON.stringify(data));
   }
 
-  const worker = new Worker<ReconcileJobData>(names.queue, async (job) => {
+  const worker = new Worker<ReconcileJobData>(names.queue, async (job, token) => {
     const handler = handlers[job.name];
     if (handler) return handler();
     if (job.name !== reconcileJobName || typeof job.data?.key !== 'string') throw new UnrecoverableError(`unknown job ${job.name}`);
-    return runOne(job);
+    return runOne(job, token);
   }, {
     connection: workerConnection(options.redisUrl),
     prefix: names.prefix,
@@ -133,6 +158,10 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
   });
   worker.on('error', (error) => log.warn({ err: error }, 'queue worker error'));
   worker.on('stalled', (jobId) => log.warn({ jobId }, 'a run lost its worker; it runs again'));
+  // A lock that could not be renewed is lost: stop the run at its next check of the signal.
+  worker.on('lockRenewalFailed', (jobIds) => {
+    for (const id of jobIds) running.get(id)?.abort(new OwnershipLostError(`job ${id}`));
+  });
 
   return {
     bull: worker,
@@ -140,6 +169,7 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
       await worker.close();
       await worker.disconnect().catch(() => {});
       commands.disconnect();
+      locks.disconnect();
     },
   };
 }
@@ -149,8 +179,7 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
  * flight until its promise settles: a reconcile that ignores the signal keeps its key
  * (no second run can start beside it) and is reported, never abandoned.
  */
-async function runBounded(reconcile: Reconcile, key: string, context: Omit<ReconcileContext, 'signal'>, timeoutMs: number, log: Logger): Promise<Outcome> {
-  const controller = new AbortController();
+async function runBounded(reconcile: Reconcile, key: string, context: Omit<ReconcileContext, 'signal'>, controller: AbortController, timeoutMs: number, log: Logger): Promise<Outcome> {
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
