@@ -104,13 +104,15 @@ async function reconcileOnce(kube: KubeClient, key: string, context: ReconcileCo
   for (const { claim, nodeId } of claimsToRecord(observed.claims, idOfPod)) {
     await kube.annotate('v1', 'PersistentVolumeClaim', namespace, claim, { [ANNOTATION_NODE_ID]: nodeId });
   }
-  // 8: finished scale-in shrinks the StatefulSet; pods stuck on a lost node are let go
+  // 8: finished scale-in shrinks the StatefulSet; pods stuck on a lost node are let go once
+  // Redis holds their nodes failed (a cut-off kubelet's Redis may still serve)
   const shrunk = statefulSetReplicas(spec, observed, pass.plan.removable, pass.plan.converged);
   if (shrunk !== replicas) {
     await applyChildren(kube, cluster, observed, auth, shrunk);
     await events.normal('ScaledIn', `removed ${replicas - shrunk} drained node(s) from the StatefulSet`);
   }
-  for (const pod of podsToForceDelete(observed.pods, now)) {
+  for (const pod of podsToForceDelete(observed.pods, pass.topology, now)) {
+    await context.assertOwner();
     await kube.delete({ apiVersion: 'v1', kind: 'Pod', metadata: { name: pod, namespace } }, { gracePeriodSeconds: 0 });
     await events.warning('NodeLost', `deleted ${pod}: its node stopped answering; the StatefulSet recreates it elsewhere with its volume`);
   }
