@@ -87,6 +87,18 @@ describe('cluster engine: slot moves never lose a key', function () {
     expect(await countIn(source, slot)).to.equal(0);
   });
 
+  it('cuts MIGRATE batches by bytes as well as keys, so big keys do not hold the source in one long MIGRATE', async () => {
+    const { slot, source, target, masters } = await ends('b');
+    const big = 'x'.repeat(100_000);
+    for (let i = 0; i < 10; i++) await command(pool, source.address, 'SET', ['SET', `{b}:${i}`, big]);
+    await command(pool, source.address, 'CONFIG RESETSTAT', ['CONFIG', 'RESETSTAT']);
+    // About 100 kB a key: two keys fit in 250 kB, three do not.
+    await migrateSlots(pool, [{ source, target, slots: [slot] }], masters, { batchKeys: 32, batchBytes: 250_000 });
+    const stats = await command<string>(pool, source.address, 'INFO', ['INFO', 'commandstats']);
+    expect(Number(/cmdstat_migrate:calls=(\d+)/.exec(stats)?.[1])).to.equal(5);
+    expect(await countIn(target, slot)).to.equal(10);
+  });
+
   it('stops an aborted move between MIGRATE batches with every key on one end, and a rerun finishes it', async () => {
     const KEYS = 1000;
     const { slot, source, target, masters, t } = await ends('a');
