@@ -7,7 +7,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { withDefaults } from '../../shared/core/api/defaults.ts';
 import type { RedisCluster, RedisClusterStatus } from '../../shared/core/api/v1beta1.ts';
-import { done, requeueAfter, type Outcome } from '../../shared/core/outcome.ts';
+import { done, OwnershipLostError, requeueAfter, type Outcome } from '../../shared/core/outcome.ts';
 import { nextLostPodCheck, podsToForceDelete } from '../../shared/core/reconcile/lost-pods.ts';
 import { computeStatus, pausedStatus, podsActivityType } from '../../shared/core/reconcile/status.ts';
 import { ANNOTATION_NODE_ID, stableJson } from '../../shared/core/resources/meta.ts';
@@ -94,7 +94,8 @@ async function reconcileOnce(kube: KubeClient, key: string, context: ReconcileCo
       restartPod: (pod) => kube.delete({ apiVersion: 'v1', kind: 'Pod', metadata: { name: pod, namespace } }),
     });
   } catch (error) {
-    await events.warning('ReconcileFailed', (error as Error).message);
+    // A run that lost its key leaves the telling to the run that holds it now.
+    if (!(error instanceof OwnershipLostError)) await events.warning('ReconcileFailed', (error as Error).message);
     throw error;
   } finally {
     await pool.close();
