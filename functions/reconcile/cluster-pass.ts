@@ -31,6 +31,10 @@ export interface ClusterPassInput {
   /** Restarts a pod (deletes it; the StatefulSet recreates it from the new template). */
   readonly restartPod: (name: string) => Promise<void>;
   readonly maxSlotsPerStep: number;
+  /** The run's signal: aborted, the pass stops between steps and between MIGRATE batches. */
+  readonly signal: AbortSignal;
+  /** Throws when the run no longer owns its key; checked before each disruptive step. */
+  readonly assertOwner: () => Promise<void>;
 }
 
 export interface ClusterPassResult {
@@ -53,8 +57,9 @@ export async function runClusterPass(input: ClusterPassInput): Promise<ClusterPa
   input.log.info({ phase: plan.progress.phase, steps: plan.steps.map((s) => s.kind), problems: plan.problems.map((p) => p.code), converged: plan.converged }, plan.progress.message);
   // 2: apply this plan's steps, in order
   const applied: Step[] = [];
+  const guard = { log: input.log, signal: input.signal, assertOwner: input.assertOwner };
   for (const step of plan.steps) {
-    await applyStep(input.pool, step, { log: input.log });
+    await applyStep(input.pool, step, guard);
     applied.push(step);
     if (step.kind !== 'setConfigEpoch' && step.kind !== 'meet') await input.events.normal(reasonOf[step.kind], describeStep(step));
   }
@@ -73,10 +78,12 @@ export async function runClusterPass(input: ClusterPassInput): Promise<ClusterPa
   if (rollout.kind === 'restart') {
     const safety = isSafeToRestart(rollout.pod, desired, topology, input.now);
     if (!safety.safe && safety.failover) {
-      await applyStep(input.pool, safety.failover, { log: input.log });
+      await applyStep(input.pool, safety.failover, guard);
       await input.events.normal('FailingOver', `${describeStep(safety.failover)} before restarting it`);
       applied.push(safety.failover);
     } else {
+      input.signal.throwIfAborted();
+      await input.assertOwner();
       await input.restartPod(rollout.pod);
       await input.events.normal('RollingUpdate', `restarting ${rollout.pod} (${rollout.role}) with the new pod template; ${rollout.outdated - 1} more to go`);
     }

@@ -7,7 +7,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { withDefaults } from '../../shared/core/api/defaults.ts';
 import type { RedisCluster, RedisClusterStatus } from '../../shared/core/api/v1beta1.ts';
-import { done, noted, requeueAfter, type Outcome } from '../../shared/core/outcome.ts';
+import { done, noted, OwnershipLostError, requeueAfter, type Outcome } from '../../shared/core/outcome.ts';
 import { passSummary } from '../../shared/core/reconcile/pass-summary.ts';
 import { snapshotOf } from '../../shared/core/run-note.ts';
 import { nextLostPodCheck, podsToForceDelete } from '../../shared/core/reconcile/lost-pods.ts';
@@ -92,10 +92,12 @@ async function reconcileOnce(kube: KubeClient, key: string, context: ReconcileCo
   try {
     pass = await runClusterPass({
       spec, pods: observed.pods, claims: observed.claims, updateRevision: written.includes('StatefulSet') ? undefined : updateRevisionOf(observed.children.statefulSet), pool, log, events, now, maxSlotsPerStep,
+      signal: context.signal, assertOwner: context.assertOwner,
       restartPod: (pod) => kube.delete({ apiVersion: 'v1', kind: 'Pod', metadata: { name: pod, namespace } }),
     });
   } catch (error) {
-    await events.warning('ReconcileFailed', (error as Error).message);
+    // A run that lost its key leaves the telling to the run that holds it now.
+    if (!(error instanceof OwnershipLostError)) await events.warning('ReconcileFailed', (error as Error).message);
     throw error;
   } finally {
     await pool.close();
@@ -105,13 +107,15 @@ async function reconcileOnce(kube: KubeClient, key: string, context: ReconcileCo
   for (const { claim, nodeId } of claimsToRecord(observed.claims, idOfPod)) {
     await kube.annotate('v1', 'PersistentVolumeClaim', namespace, claim, { [ANNOTATION_NODE_ID]: nodeId });
   }
-  // 8: finished scale-in shrinks the StatefulSet; pods stuck on a lost node are let go
+  // 8: finished scale-in shrinks the StatefulSet; pods stuck on a lost node are let go once
+  // Redis holds their nodes failed (a cut-off kubelet's Redis may still serve)
   const shrunk = statefulSetReplicas(spec, observed, pass.plan.removable, pass.plan.converged);
   if (shrunk !== replicas) {
     await applyChildren(kube, cluster, observed, auth, shrunk);
     await events.normal('ScaledIn', `removed ${replicas - shrunk} drained node(s) from the StatefulSet`);
   }
-  for (const pod of podsToForceDelete(observed.pods, now)) {
+  for (const pod of podsToForceDelete(observed.pods, pass.topology, now)) {
+    await context.assertOwner();
     await kube.delete({ apiVersion: 'v1', kind: 'Pod', metadata: { name: pod, namespace } }, { gracePeriodSeconds: 0 });
     await events.warning('NodeLost', `deleted ${pod}: its node stopped answering; the StatefulSet recreates it elsewhere with its volume`);
   }

@@ -50,6 +50,18 @@ export class ReconcileTimeoutError extends TransientError {
   }
 }
 
+/**
+ * The run no longer holds its key (its queue lock expired or was taken): another run may be
+ * changing the same cluster, so this one stops before its next disruptive step. Not a failure
+ * of the resource: the queue counts no failure and schedules no retry for it.
+ */
+export class OwnershipLostError extends TransientError {
+  override readonly name = 'OwnershipLostError';
+  constructor(readonly key: string, options?: { cause?: unknown }) {
+    super(`the run of ${key} no longer owns it; stopping before it changes anything else`, options);
+  }
+}
+
 export function isTerminal(error: unknown): error is TerminalError {
   return error instanceof TerminalError;
 }

@@ -2,6 +2,7 @@
 // by verb and resource (reads and writes apart): what one reconcile costs the API server.
 import type { KubeConfig } from '@kubernetes/client-node';
 import { createReconcile } from '../../functions/reconcile/reconcile.ts';
+import { soleOwner } from '../../shared/io/queue/queue-worker.ts';
 import { WRITE_VERBS, type Verb } from '../../shared/io/kube/kube-client.ts';
 import type { Logger } from '../../shared/io/log.ts';
 
@@ -34,7 +35,7 @@ export function countedReconcile(kubeConfig: KubeConfig, log: Logger): CountedRe
   return {
     async run(key, passes) {
       requests = { reads: 0, writes: 0, byKind: new Map() };
-      for (let i = 0; i < passes; i++) await reconcile(key, { signal: new AbortController().signal, log, reconcileId: `bench-${++runs}`, failures: 0 });
+      for (let i = 0; i < passes; i++) await reconcile(key, { signal: new AbortController().signal, log, reconcileId: `bench-${++runs}`, failures: 0, assertOwner: soleOwner });
       return requests;
     },
   };

@@ -1,6 +1,6 @@
 // Typed errors of cluster operations, by what the caller must do. Each carries the failed
 // operation and its cause; none carries a password (commands are never put in messages).
-import { TerminalError, TransientError } from '../outcome.ts';
+import { TransientError } from '../outcome.ts';
 
 /** A Redis node could not be reached or answered with a connection error: retry. */
 export class NodeUnreachableError extends TransientError {
@@ -26,12 +26,14 @@ export class StaleObservationError extends TransientError {
   }
 }
 
-/** A key exists on both ends of a slot move with different values: a human must decide. */
-export class MigrationConflictError extends TerminalError {
-  constructor(readonly slot: number, readonly keys: number, readonly source: string, readonly target: string) {
-    super(`slot ${slot}: ${keys} key(s) exist on both ${source} and ${target} with different values; not overwriting`);
-    // TerminalError fixes `name` as a literal type; the instance still reports its own.
-    Object.defineProperty(this, 'name', { value: 'MigrationConflictError' });
+/**
+ * A slot's source still holds keys when the slot would change owner (the key rounds ran out, or
+ * a MIGRATE was interrupted): the slot stays open, nothing is handed over, a later pass goes on.
+ */
+export class SlotNotEmptyError extends TransientError {
+  override readonly name = 'SlotNotEmptyError';
+  constructor(readonly source: string, readonly keysBySlot: Readonly<Record<number, number>>) {
+    super(`${source} still holds keys in ${Object.keys(keysBySlot).length} slot(s) being moved; not handing them over yet`);
   }
 }
 

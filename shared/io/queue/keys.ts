@@ -23,6 +23,8 @@ export function queueKeys(names: QueueNames) {
     base,
     /** BullMQ's hash of one job. */
     job: (jobId: string) => `${base}:${jobId}`,
+    /** BullMQ's lock of an active job: the token of the worker running it. */
+    lock: (jobId: string) => `${base}:${jobId}:lock`,
     /** BullMQ's "next job" stored while the key's job is active (keepLastIfActive). */
     dedupNext: (dedupId: string) => `${base}:dn:${dedupId}`,
     /** BullMQ's deduplication key: the id of the job that holds the key's place. */

@@ -5,14 +5,18 @@
 //   transient error     count a failure; run again after the capped backoff (or at once on
 //                       the next event); the job is marked failed for the dashboard
 //   TerminalError       forget the failures; no retry; the job is marked failed
+//   lost ownership      the lock is gone (expired, taken, lost with a queue-Redis restart):
+//                       the run stops (its signal is aborted, assertOwner throws); no failure
+//                       is counted and no retry scheduled: BullMQ's stalled check runs it again
 import { randomUUID } from 'node:crypto';
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
-import { isTerminal, ReconcileTimeoutError, resultLabel, type Outcome } from '../../core/outcome.ts';
+import { isTerminal, OwnershipLostError, ReconcileTimeoutError, resultLabel, type Outcome } from '../../core/outcome.ts';
 import type { RunRecord } from '../../core/run-note.ts';
 import { backoffDelay, type BackoffPolicy } from '../../core/queue/backoff.ts';
 import type { Logger } from '../log.ts';
 import type { QueueMetrics } from '../metrics.ts';
-import { workerConnection } from './connection.ts';
+import { producerConnection, workerConnection } from './connection.ts';
+import { lockOwnership } from './ownership.ts';
 import { dedupIdOf, queueKeys, type QueueNames } from './keys.ts';
 import { isReconcileJob, jobNameOf, type ReconcileJobData } from './job-options.ts';
 import { runLog } from './run-log.ts';
@@ -27,7 +31,15 @@ export interface ReconcileContext {
   readonly reconcileId: string;
   /** Consecutive failures before this run (0 after a success). */
   readonly failures: number;
+  /**
+   * Throws OwnershipLostError unless this run still holds its key's queue lock. Call it right
+   * before each disruptive step: a run that lost the lock may have a second run beside it.
+   */
+  readonly assertOwner: () => Promise<void>;
 }
+
+/** For a reconcile run outside the queue (tests, benchmarks): nothing else can run the key. */
+export const soleOwner = async (): Promise<void> => {};
 
 /** The seam the reconciler plugs into: a key in, an outcome out (or a thrown error). */
 export type Reconcile = (key: string, context: ReconcileContext) => Promise<Outcome>;
@@ -73,6 +85,9 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
   commands.on('error', () => {});
   const scripts = defineScripts(commands);
   const runs = runLog(commands, names);
+  // Fails fast: a lock that cannot be read within a short time proves no ownership.
+  const locks = producerConnection(options.redisUrl, Math.min(2_000, settings.lockDurationMs));
+  const running = new Map<string, AbortController>();
 
   /** Keeps the run for the dashboard; a failure to do so never changes what the queue does. */
   async function keep(run: RunRecord, outcome: Outcome | undefined, logger: Logger): Promise<RunReturn> {
@@ -82,7 +97,7 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
     return runReturn(kept);
   }
 
-  async function runOne(job: Job<ReconcileJobData>): Promise<RunReturn> {
+  async function runOne(job: Job<ReconcileJobData>, token: string | undefined): Promise<RunReturn> {
     const key = job.data.key;
     const reconcileId = randomUUID().slice(0, 8);
     const runLog = log.child({ key, reconcileId, jobId: job.id, reason: job.data.reason });
@@ -92,10 +107,15 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
     const started = performance.now();
     let outcome: Outcome | undefined;
     let failure: unknown;
+    const { assertOwner } = lockOwnership(locks, keys.lock(String(job.id)), token, key);
+    const abort = new AbortController();
+    running.set(String(job.id), abort);
     try {
-      outcome = await runBounded(reconcile, key, { log: runLog, reconcileId, failures }, settings.timeoutMs, runLog);
+      outcome = await runBounded(reconcile, key, { log: runLog, reconcileId, failures, assertOwner }, abort, settings.timeoutMs, runLog);
     } catch (error) {
       failure = error;
+    } finally {
+      running.delete(String(job.id));
     }
     const seconds = (performance.now() - started) / 1000;
     metrics?.workDuration.observe({ name: names.queue }, seconds);
@@ -112,15 +132,20 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
       return keep({ ...run, result, ...(outcome.kind === 'requeueAfter' ? { delayMs: outcome.ms } : {}) }, outcome, runLog);
     }
     metrics?.reconcileErrors.inc({ controller });
+    // 2: lost ownership: not the resource's failure; whoever holds the key now goes on.
+    if (failure instanceof OwnershipLostError || abort.signal.reason instanceof OwnershipLostError) {
+      runLog.warn({ err: failure }, 'run lost its key; stopped without counting a failure');
+      throw failure instanceof Error ? failure : new OwnershipLostError(key);
+    }
     const message = failure instanceof Error ? failure.message : String(failure);
-    // 2: terminal: never retried; the next event for the key starts afresh.
+    // 3: terminal: never retried; the next event for the key starts afresh.
     if (isTerminal(failure)) {
       await commands.hdel(keys.failures, key);
       runLog.error({ err: failure }, 'reconcile failed for good');
       await keep({ ...run, result: 'terminal', error: message }, undefined, runLog);
       throw new UnrecoverableError(`${failure.name}: ${message}`);
     }
-    // 3: transient: retried after the capped backoff, or at once on the next change.
+    // 4: transient: retried after the capped backoff, or at once on the next change.
     const count = await commands.hincrby(keys.failures, key, 1);
     const delay = backoffDelay(count, settings.backoff, random);
     metrics?.retries.inc({ name: names.queue });
@@ -134,11 +159,11 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
     await scripts.knDefer(keys.dedupNext(dedupIdOf(data.key)), keys.job(String(job.id)), delayMs, jobNameOf(data.key), JSON.stringify(data));
   }
 
-  const worker = new Worker<ReconcileJobData>(names.queue, async (job) => {
+  const worker = new Worker<ReconcileJobData>(names.queue, async (job, token) => {
     const handler = handlers[job.name];
     if (handler) return handler();
     if (!isReconcileJob(job.name, job.data)) throw new UnrecoverableError(`unknown job ${job.name}`);
-    return runOne(job);
+    return runOne(job, token);
   }, {
     connection: workerConnection(options.redisUrl),
     prefix: names.prefix,
@@ -149,6 +174,10 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
   });
   worker.on('error', (error) => log.warn({ err: error }, 'queue worker error'));
   worker.on('stalled', (jobId) => log.warn({ jobId }, 'a run lost its worker; it runs again'));
+  // A lock that could not be renewed is lost: stop the run at its next check of the signal.
+  worker.on('lockRenewalFailed', (jobIds) => {
+    for (const id of jobIds) running.get(id)?.abort(new OwnershipLostError(`job ${id}`));
+  });
 
   return {
     bull: worker,
@@ -156,6 +185,7 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
       await worker.close();
       await worker.disconnect().catch(() => {});
       commands.disconnect();
+      locks.disconnect();
     },
   };
 }
@@ -165,8 +195,7 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
  * flight until its promise settles: a reconcile that ignores the signal keeps its key
  * (no second run can start beside it) and is reported, never abandoned.
  */
-async function runBounded(reconcile: Reconcile, key: string, context: Omit<ReconcileContext, 'signal'>, timeoutMs: number, log: Logger): Promise<Outcome> {
-  const controller = new AbortController();
+async function runBounded(reconcile: Reconcile, key: string, context: Omit<ReconcileContext, 'signal'>, controller: AbortController, timeoutMs: number, log: Logger): Promise<Outcome> {
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;

@@ -1,6 +1,8 @@
 // apply(step): the I/O of one planned step. Errors are typed (NodeUnreachableError,
-// ClusterCommandError, StaleObservationError, MigrationConflictError, FailoverTimeoutError);
-// replies that mean "already done" are success, so a step can be applied twice.
+// ClusterCommandError, StaleObservationError, SlotNotEmptyError, FailoverTimeoutError);
+// replies that mean "already done" are success, so a step can be applied twice. A run that was
+// aborted or no longer owns its key changes nothing more: both are checked before each step,
+// each migrated chunk and each MIGRATE batch.
 import { ClusterCommandError, StaleObservationError } from '../../core/cluster/errors.ts';
 import { describeStep, type Step } from '../../core/cluster/steps.ts';
 import { command, nodeName, pipeline, type NodePool } from './connection.ts';
@@ -12,9 +14,14 @@ export interface ApplyOptions {
   readonly failoverTimeoutMs?: number;
   /** Structured log of each step (pino child); steps carry no secrets. */
   readonly log?: { info(obj: object, msg: string): void };
+  readonly signal?: AbortSignal;
+  /** Throws when this run may no longer change the cluster (another run owns the key now). */
+  readonly assertOwner?: () => Promise<void>;
 }
 
 export async function applyStep(pool: NodePool, step: Step, options: ApplyOptions = {}): Promise<void> {
+  options.signal?.throwIfAborted();
+  await options.assertOwner?.();
   options.log?.info({ step: step.kind }, describeStep(step));
   switch (step.kind) {
     case 'setConfigEpoch':
@@ -37,7 +44,11 @@ export async function applyStep(pool: NodePool, step: Step, options: ApplyOption
       await command(pool, step.node.address, 'REPLICATE', ['CLUSTER', 'REPLICATE', step.master.id]);
       return;
     case 'migrate':
-      await migrateSlots(pool, step.moves, step.masters, options.migrate);
+      await migrateSlots(pool, step.moves, step.masters, {
+        ...options.migrate,
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.assertOwner ? { assertOwner: options.assertOwner } : {}),
+      });
       return;
     case 'closeSlots': {
       // Re-check right before closing: a key on the importer would be stranded by STABLE.
@@ -61,7 +72,7 @@ export async function applyStep(pool: NodePool, step: Step, options: ApplyOption
       await command(pool, step.node.address, 'RESET', ['CLUSTER', 'RESET', 'HARD']);
       return;
     case 'failover':
-      await failover(pool, step.replica, step.mode, options.failoverTimeoutMs);
+      await failover(pool, step.replica, step.mode, options.failoverTimeoutMs, options.signal);
       return;
   }
 }

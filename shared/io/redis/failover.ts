@@ -5,11 +5,12 @@ import { FailoverTimeoutError } from '../../core/cluster/errors.ts';
 import type { NodeRef } from '../../core/cluster/steps.ts';
 import { command, nodeName, type NodePool } from './connection.ts';
 
-export async function failover(pool: NodePool, replica: NodeRef, mode: 'default' | 'force' | 'takeover', timeoutMs = 20_000): Promise<void> {
+export async function failover(pool: NodePool, replica: NodeRef, mode: 'default' | 'force' | 'takeover', timeoutMs = 20_000, signal?: AbortSignal): Promise<void> {
   const args = mode === 'default' ? ['CLUSTER', 'FAILOVER'] : ['CLUSTER', 'FAILOVER', mode.toUpperCase()];
   await command(pool, replica.address, `CLUSTER FAILOVER ${mode}`, args);
   const deadline = Date.now() + timeoutMs;
   for (let attempt = 0; attempt < 10_000 && Date.now() < deadline; attempt++) {
+    signal?.throwIfAborted();
     const role = await command<unknown[]>(pool, replica.address, 'ROLE', ['ROLE']);
     if (role[0] === 'master') return;
     await new Promise((r) => setTimeout(r, 100));

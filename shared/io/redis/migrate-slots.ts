@@ -12,7 +12,7 @@
 // the figures behind these defaults come from `npm run bench -- migrate`. Every stage is
 // idempotent, so a run killed anywhere is finished by running the same move again.
 import type { NodeRef, SlotMove } from '../../core/cluster/steps.ts';
-import { ClusterCommandError, StaleObservationError } from '../../core/cluster/errors.ts';
+import { ClusterCommandError, SlotNotEmptyError, StaleObservationError } from '../../core/cluster/errors.ts';
 import { pipeline, nodeName, type NodePool } from './connection.ts';
 import { moveKeys } from './migrate-keys.ts';
 
@@ -24,6 +24,8 @@ export interface MigrateOptions {
    * command that reaches the source during a MIGRATE waits for all of its keys.
    */
   readonly batchKeys?: number;
+  /** Bytes per MIGRATE (MEMORY USAGE estimate), whichever of keys and bytes is reached first. */
+  readonly batchBytes?: number;
   /** Slots whose SETSLOT commands are pipelined together. */
   readonly chunkSlots?: number;
   /**
@@ -46,7 +48,12 @@ export interface MigrateOptions {
   readonly onProgress?: (progress: { movedSlots: number; totalSlots: number; movedKeys: number }) => void;
   /** Test seam: called after each stage of each chunk. */
   readonly onStage?: (stage: MigrationStage, slots: readonly number[]) => void;
+  /** Aborted: the move stops between MIGRATE batches (no key is lost; slots stay open). */
   readonly signal?: AbortSignal;
+  /** Called before each chunk: throws when this run may no longer change the cluster. */
+  readonly assertOwner?: () => Promise<void>;
+  /** Test seam: GETKEYSINSLOT rounds per chunk before the chunk gives up for this pass. */
+  readonly maxKeyRounds?: number;
 }
 
 export interface MigrateResult {
@@ -55,7 +62,7 @@ export interface MigrateResult {
 }
 
 /** The defaults: see MigrateOptions; measured with `npm run bench -- migrate`. */
-export const MIGRATE_DEFAULTS = Object.freeze({ batchKeys: 32, chunkSlots: 128, migrateDepth: 1, parallelMoves: 1, busyShare: 1, timeoutMs: 60_000 });
+export const MIGRATE_DEFAULTS = Object.freeze({ batchKeys: 32, batchBytes: 8 * 1024 * 1024, chunkSlots: 128, migrateDepth: 1, parallelMoves: 1, busyShare: 1, timeoutMs: 60_000 });
 
 export async function migrateSlots(pool: NodePool, moves: readonly SlotMove[], masters: readonly NodeRef[], options: MigrateOptions = {}): Promise<MigrateResult> {
   const totalSlots = moves.reduce((n, m) => n + m.slots.length, 0);
@@ -86,7 +93,8 @@ async function runMove(pool: NodePool, move: SlotMove, masters: readonly NodeRef
   // Telling the other masters is off the critical path: at most one chunk's worth in flight.
   let informing: Promise<void> = Promise.resolve();
   for (let i = 0; i < move.slots.length; i += chunk) {
-    if (options.signal?.aborted) break;
+    options.signal?.throwIfAborted();
+    await options.assertOwner?.();
     const slots = move.slots.slice(i, i + chunk);
     tally.movedKeys += await moveChunk(pool, move.source, move.target, slots, options);
     await informing;
@@ -128,14 +136,21 @@ async function moveChunk(pool: NodePool, source: NodeRef, target: NodeRef, slots
     throw new ClusterCommandError('SETSLOT MIGRATING', nodeName(source.address), e.message);
   });
   stage('migrating');
-  // 3: keys, in large pipelined batches, until the source has none left in these slots
+  // 3: keys, in bounded pipelined batches, until the source has none left in these slots
   const moved = await moveKeys(pool, source, target, slots, {
     batchKeys: options.batchKeys ?? MIGRATE_DEFAULTS.batchKeys,
+    batchBytes: options.batchBytes ?? MIGRATE_DEFAULTS.batchBytes,
     migrateDepth: options.migrateDepth ?? MIGRATE_DEFAULTS.migrateDepth,
     timeoutMs: options.timeoutMs ?? MIGRATE_DEFAULTS.timeoutMs,
     busyShare: options.busyShare ?? MIGRATE_DEFAULTS.busyShare,
+    ...(options.maxKeyRounds !== undefined ? { maxRounds: options.maxKeyRounds } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
   });
   stage('keys');
+  // A slot changes owner only once its source holds no key in it: a key left there would be
+  // lost by SETSLOT NODE. No key can appear meanwhile: a MIGRATING source sends clients of
+  // keys it lacks to the target (ASK).
+  await expectEmpty(pool, source, slots);
   // 4: the target owns the slots first, 5: then the source, 6: then every other master
   const onTarget = await pipeline(pool, target.address, 'SETSLOT NODE', slots.map((s) => ['CLUSTER', 'SETSLOT', s, 'NODE', target.id]));
   for (const [e] of onTarget) if (e) throw new ClusterCommandError('SETSLOT NODE (target)', nodeName(target.address), e.message);
@@ -144,4 +159,14 @@ async function moveChunk(pool: NodePool, source: NodeRef, target: NodeRef, slots
   for (const [e] of onSource) if (e && !/only with masters/i.test(e.message)) throw new ClusterCommandError('SETSLOT NODE (source)', nodeName(source.address), e.message);
   stage('source');
   return moved;
+}
+
+async function expectEmpty(pool: NodePool, source: NodeRef, slots: readonly number[]): Promise<void> {
+  const counts = await pipeline(pool, source.address, 'COUNTKEYSINSLOT', slots.map((s) => ['CLUSTER', 'COUNTKEYSINSLOT', s]));
+  const left: Record<number, number> = {};
+  counts.forEach(([e, n], i) => {
+    if (e) throw new ClusterCommandError('COUNTKEYSINSLOT', nodeName(source.address), e.message);
+    if (Number(n) > 0) left[slots[i] as number] = Number(n);
+  });
+  if (Object.keys(left).length > 0) throw new SlotNotEmptyError(nodeName(source.address), left);
 }

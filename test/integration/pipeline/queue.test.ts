@@ -5,7 +5,7 @@ import { createLogger } from '../../../shared/io/log.ts';
 import { producerConnection } from '../../../shared/io/queue/connection.ts';
 import { createReconcileQueue, type ReconcileQueue } from '../../../shared/io/queue/reconcile-queue.ts';
 import { startQueueWorker, type QueueWorker, type QueueWorkerSettings, type Reconcile } from '../../../shared/io/queue/queue-worker.ts';
-import { done, noted, requeueAfter, TerminalError, type Outcome } from '../../../shared/core/outcome.ts';
+import { done, noted, OwnershipLostError, requeueAfter, TerminalError, type Outcome } from '../../../shared/core/outcome.ts';
 import { runLog, runsKept } from '../../../shared/io/queue/run-log.ts';
 import { readRuns, recordingReconcile, overlaps } from './recording.ts';
 import { quiet, uniqueNames, until } from './harness.ts';
@@ -187,6 +187,51 @@ describe('reconcile queue', function () {
     const failed = await until('the timed-out run', () => queue.bull.getFailed(), (f) => f.length === 1);
     expect(failed[0]!.failedReason).to.match(/did not finish within 200 ms/);
     await until('the retry', async () => n, (count) => count === 2);
+    await quiet(queue.bull);
+  });
+
+  it('stops a run whose lock was taken away before its next disruptive step, counts no failure, and runs the key again', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => { release = r; });
+    const steps: string[] = [];
+    const seenFailures: number[] = [];
+    let stopped: unknown;
+    work(async (_key, ctx) => {
+      const run = seenFailures.push(ctx.failures);
+      try {
+        for (let i = 0; i < 3; i++) {
+          await ctx.assertOwner();
+          steps.push(`${run}.${i}`);
+          if (run === 1) await gate;
+        }
+      } catch (error) { stopped = error; throw error; }
+      return done();
+    });
+    await queue.enqueue('ns/a');
+    await until('the first step', async () => steps.length, (n) => n === 1);
+    const [job] = await queue.bull.getActive();
+    await client.del(`${names.prefix}:${names.queue}:${job!.id}:lock`);
+    release();
+    // BullMQ's stalled check finds the job without its lock and runs it again.
+    await until('the next run', async () => seenFailures.length, (n) => n === 2);
+    await quiet(queue.bull);
+    expect(stopped).to.be.instanceOf(OwnershipLostError);
+    expect(steps).to.deep.equal(['1.0', '2.0', '2.1', '2.2']);
+    expect(seenFailures, 'failures counted before each run').to.deep.equal([0, 0]);
+    expect(await delayedJobs()).to.deep.equal([]);
+  });
+
+  it('aborts the signal of a run whose lock could not be renewed', async () => {
+    let reason: unknown;
+    work(async (_key, ctx) => {
+      if (reason === undefined) reason = await new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve(ctx.signal.reason)));
+      return done();
+    });
+    await queue.enqueue('ns/a');
+    const [job] = await until('the run', () => queue.bull.getActive(), (a) => a.length === 1);
+    await client.del(`${names.prefix}:${names.queue}:${job!.id}:lock`);
+    await until('the abort', async () => reason, (r) => r !== undefined);
+    expect(reason).to.be.instanceOf(OwnershipLostError);
     await quiet(queue.bull);
   });
 

@@ -2,6 +2,7 @@
 // honour requeueAfter, retry errors, until what a user would observe holds.
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import { createReconcile } from '../../../functions/reconcile/reconcile.ts';
+import { soleOwner } from '../../../shared/io/queue/queue-worker.ts';
 import { GROUP, PLURAL, STORAGE_VERSION } from '../../../shared/core/api/group.ts';
 import type { RedisCluster } from '../../../shared/core/api/v1beta1.ts';
 import { WRITE_VERBS, type Verb } from '../../../shared/io/kube/kube-client.ts';
@@ -42,7 +43,7 @@ export function driver(api: InstalledApi): Driver {
   };
   let runs = 0;
   const once = async (key: string) => {
-    const outcome = await reconcile(key, { signal: new AbortController().signal, log, reconcileId: `t${++runs}`, failures: 0 });
+    const outcome = await reconcile(key, { signal: new AbortController().signal, log, reconcileId: `t${++runs}`, failures: 0, assertOwner: soleOwner });
     return outcome;
   };
   const driverApi: Driver = {

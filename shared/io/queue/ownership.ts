@@ -1,0 +1,28 @@
+// Whether a run still owns its key. BullMQ runs one job per key at a time by a lock (a key
+// holding the worker's token, renewed while the job runs), but a long reconcile never looks at
+// it: after the lock expired (a stalled event loop, a queue-Redis restart that lost it) a second
+// run of the same cluster can start beside the first. So a run checks the lock before each
+// disruptive step. A lock that cannot be read stops the run too (nothing proves ownership),
+// but as an ordinary transient failure: the run may still hold the lock, and then only a
+// counted failure schedules its retry.
+import type { Redis } from 'ioredis';
+import { OwnershipLostError, TransientError } from '../../core/outcome.ts';
+
+export interface Ownership {
+  /** Throws OwnershipLostError unless the lock still holds this run's token. */
+  assertOwner(): Promise<void>;
+}
+
+export function lockOwnership(commands: Redis, lockKey: string, token: string | undefined, key: string): Ownership {
+  return {
+    async assertOwner() {
+      let holder: string | null;
+      try {
+        holder = await commands.get(lockKey);
+      } catch (error) {
+        throw new TransientError(`could not read the queue lock of ${key}; stopping before the next step`, { cause: error });
+      }
+      if (token === undefined || holder !== token) throw new OwnershipLostError(key);
+    },
+  };
+}
