@@ -12,7 +12,7 @@ import { planRebalance } from './plan-rebalance.ts';
 import { planRemoval } from './plan-removal.ts';
 import { planReplicas } from './plan-replicas.ts';
 import { planResume } from './plan-resume.ts';
-import type { ClusterPlan, Phase } from './plan-types.ts';
+import { isBlocking, type ClusterPlan, type Phase } from './plan-types.ts';
 import { isDisruptive, type Step } from './steps.ts';
 import type { Topology } from './topology.ts';
 
@@ -30,7 +30,7 @@ export function planCluster(desired: DesiredCluster, observed: Topology, now: nu
   const removal = planRemoval(ctx);
   const result = (phase: Phase, steps: Step[], message: string, extra: Partial<ClusterPlan> = {}): ClusterPlan => {
     if (steps.filter(isDisruptive).length > 1) throw new Error(`plan holds ${steps.filter(isDisruptive).length} disruptive steps`);
-    const converged = steps.length === 0 && ctx.problems.length === 0 && phase === 'ready';
+    const converged = steps.length === 0 && !ctx.problems.some(isBlocking) && phase === 'ready';
     return {
       steps, problems: ctx.problems, removable: removal.removable, converged,
       progress: { phase, message },
