@@ -24,7 +24,7 @@ export interface NodeSpec {
 }
 
 /** A cluster where every listed node knows every other; nodes without a view are unreachable. */
-export function aTopology(all: PodPlacement[], specs: NodeSpec[], options: { unreachable?: number[]; keys?: number; keysInSlot?: Record<number, number>; now?: number; lines?: (viewer: number) => string[] } = {}): Topology {
+export function aTopology(all: PodPlacement[], specs: NodeSpec[], options: { unreachable?: number[]; keys?: number; keysInSlot?: Record<number, number> | ((viewer: number) => Record<number, number>); now?: number; lines?: (viewer: number) => string[] } = {}): Topology {
   const now = options.now ?? 1_000_000;
   const line = (s: NodeSpec, viewer: NodeSpec) => {
     const p = all[s.pod] as PodPlacement;
@@ -40,7 +40,7 @@ export function aTopology(all: PodPlacement[], specs: NodeSpec[], options: { unr
       pod: p.name, address: p.address, id: idOf(s.pod), entries: parseClusterNodes(text),
       info: { state: 'ok', slotsAssigned: 16384, knownNodes: specs.length, size: 3, currentEpoch: 10, myEpoch: s.epoch ?? s.pod + 1 },
       replication: s.role === 'replica' ? { role: 'replica', offset: 100, linkUp: !s.syncing, syncInProgress: !!s.syncing } : { role: 'master', offset: 100 },
-      keys: options.keys ?? 10, nodeTimeoutMs: 2000, keysInSlot: options.keysInSlot ?? {},
+      keys: options.keys ?? 10, nodeTimeoutMs: 2000, keysInSlot: typeof options.keysInSlot === 'function' ? options.keysInSlot(s.pod) : options.keysInSlot ?? {},
     };
   });
   const unreachable = (options.unreachable ?? []).map((i) => ({ pod: (all[i] as PodPlacement).name, address: (all[i] as PodPlacement).address, reason: 'ECONNREFUSED' }));
