@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { PodPlacement } from '../../../shared/core/cluster/desired.ts';
 import { planCluster } from '../../../shared/core/cluster/plan-cluster.ts';
 import type { Step } from '../../../shared/core/cluster/steps.ts';
-import { aDesired, aTopology, pods, type NodeSpec } from './builders.ts';
+import { aDesired, aTopology, idOf, pods, type NodeSpec } from './builders.ts';
 import { expectShape, simulate } from './simulate.ts';
 
 const leaving = (all: PodPlacement[], from: number) => all.map((p, i) => (i >= from ? { ...p, removing: true } : p));
@@ -55,4 +55,15 @@ describe('planHandoff (scale in after roles moved)', () => {
     expect(plan.steps).to.deep.equal([]);
     expect(plan.progress.phase).to.equal('removing');
   });
+
+  it('waits while the leaving master does not list its replica yet (it would ignore the failover request)', () => {
+    const c = cases[1]!;
+    const topology = aTopology(c.all, c.specs);
+    // redis-3 (leaving master) still sees redis-2, its new replica, as a master: gossip not arrived.
+    const stale = { ...topology, views: topology.views.map((v) => (v.pod !== 'redis-3' ? v
+      : { ...v, entries: v.entries.map((e) => (e.id === idOf(2) ? { ...e, role: 'master' as const, masterId: null } : e)) })) };
+    const plan = planCluster(aDesired(3, 0, c.all), stale, 1_000_000);
+    expect(plan.steps.filter((s) => s.kind === 'failover' && s.master.pod === 'redis-3')).to.deep.equal([]);
+  });
 });
+
