@@ -54,3 +54,28 @@ describe('planReplicas', () => {
     });
   }
 });
+
+describe('planReplicas over every role layout', () => {
+  it('reaches a placement with every replica off its master\'s node, and stays, for every 4x1 layout on 3 nodes', function () {
+    this.timeout(60_000);
+    const all = pods(8, 3);
+    const desired = aDesired(4, 1, all);
+    let layouts = 0;
+    for (let mask = 0; mask < 256; mask++) {
+      const masters = [0, 1, 2, 3, 4, 5, 6, 7].filter((i) => mask & (1 << i));
+      if (masters.length !== 4) continue;
+      const replicas = [0, 1, 2, 3, 4, 5, 6, 7].filter((i) => !masters.includes(i));
+      for (const shift of [mask % 4]) {
+        const specs: NodeSpec[] = [
+          ...masters.map((pod, i) => ({ pod, slots: quarter[i] })),
+          ...replicas.map((pod, i) => ({ pod, role: 'replica' as const, of: masters[(i + shift) % 4] })),
+        ];
+        const run = simulate(desired, specs);
+        expectShape(desired, run.nodes, { zones: true });
+        expect(run.plans.at(-1)?.converged, `${JSON.stringify(specs)}: ${run.plans.at(-1)?.progress.message}`).to.equal(true);
+        layouts++;
+      }
+    }
+    expect(layouts).to.equal(70);
+  });
+});
