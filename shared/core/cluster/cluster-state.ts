@@ -71,7 +71,9 @@ export function toClusterState(desired: DesiredCluster, topology: Topology, now:
     if (seen.some((id, s) => id !== owner[s])) consistent = false;
     const ids = new Set(view.entries.filter((e) => !e.handshake).map((e) => e.id));
     if (ids.size !== known.size || [...known].some((id) => !ids.has(id))) consistent = false;
-    if (myselfOf(view).migrating.length > 0 || myselfOf(view).importing.length > 0) consistent = false;
+    // A replica's markers are void (Redis closes them on demotion; SETSLOT refuses replicas).
+    const me = myselfOf(view);
+    if (me.role === 'master' && (me.migrating.length > 0 || me.importing.length > 0)) consistent = false;
   }
 
   // 3: every id any member knows, merged with what reachable pods say about themselves

@@ -34,55 +34,88 @@ export function chooseMasters(candidates: readonly PodPlacement[], existing: rea
   return chosen;
 }
 
-export interface ReplicaAssignment {
-  readonly replica: string;
+/** How well a replica is placed: `zone` (another zone, or one zone only), `node` (another node of
+ * the same zone: not enough zones), `none` (beside its master: no other seat possible). */
+export type PlacementTier = 'zone' | 'node' | 'none';
+
+export interface ReplicaCandidate {
+  readonly id: string;
+  readonly pod: PodPlacement;
+  /** The designated master it replicates now, if any. */
+  readonly current: string | null;
+}
+
+export interface ReplicaPairing {
   readonly master: string;
-  /** Placement rule had to be relaxed from zone to node (not enough zones). */
-  readonly relaxed: boolean;
+  readonly tier: PlacementTier;
 }
 
 /**
- * Matches free replicas to masters that need more (bipartite matching, Kuhn's augmenting
- * paths), first with the zone rule, then, for what is left, with the node rule alone.
- * `need` maps a master to how many more replicas it wants.
+ * Pairs replicas with masters' seats (`seats`: master -> replicas wanted) in one global
+ * assignment (min-cost flow): as many seats filled as there are replicas, then, in this order,
+ * fewest replicas beside their master (on its node), fewest in their master's zone, fewest
+ * replicas moved from their current master. A correctly placed replica therefore moves only
+ * to free a seat for a better pairing, and pairing the result again changes nothing.
  */
-export function assignReplicas(
-  need: ReadonlyMap<string, number>,
+export function pairReplicas(
+  seats: ReadonlyMap<string, number>,
   masters: ReadonlyMap<string, PodPlacement>,
-  free: ReadonlyMap<string, PodPlacement>,
+  candidates: readonly ReplicaCandidate[],
   zones: number,
-): ReplicaAssignment[] {
-  const result: ReplicaAssignment[] = [];
-  const remaining = new Map(need);
-  let pool = new Map(free);
-  for (const relaxed of [false, true]) {
-    if (relaxed && zones <= 1) break;
-    const seats: string[] = [];
-    for (const [master, n] of [...remaining].sort(([a], [b]) => a.localeCompare(b))) for (let i = 0; i < n; i++) seats.push(master);
-    const replicas = [...pool.keys()].sort();
-    const seatOf = new Map<string, number>();
-    const holder = new Map<number, string>();
-    const fits = (r: string, seat: number) => {
-      const rp = pool.get(r);
-      const mp = masters.get(seats[seat] ?? '');
-      return !!rp && !!mp && canReplicate(rp, mp, relaxed ? 1 : zones);
-    };
-    const tryAssign = (r: string, visited: Set<number>): boolean => {
-      for (let seat = 0; seat < seats.length; seat++) {
-        if (visited.has(seat) || !fits(r, seat)) continue;
-        visited.add(seat);
-        const other = holder.get(seat);
-        if (other === undefined || tryAssign(other, visited)) { holder.set(seat, r); seatOf.set(r, seat); return true; }
+): Map<string, ReplicaPairing> {
+  const masterIds = [...seats.keys()].filter((m) => masters.has(m)).sort();
+  const replicas = [...candidates].sort((a, b) => a.id.localeCompare(b.id));
+  const tierOf = (r: ReplicaCandidate, m: string): PlacementTier => {
+    const mp = masters.get(m) as PodPlacement;
+    return canReplicate(r.pod, mp, zones) ? 'zone' : canReplicate(r.pod, mp, 1) ? 'node' : 'none';
+  };
+  const tierCost: Record<PlacementTier, number> = { zone: 0, node: 1_000, none: 1_000_000 };
+  // Graph: 0 source, 1..R replicas, R+1..R+M masters, R+M+1 sink.
+  const R = replicas.length;
+  const sink = R + masterIds.length + 1;
+  const edges: { to: number; cap: number; cost: number }[] = [];
+  const adj: number[][] = Array.from({ length: sink + 1 }, () => []);
+  const edge = (a: number, b: number, cap: number, cost: number) => {
+    adj[a]?.push(edges.length); edges.push({ to: b, cap, cost });
+    adj[b]?.push(edges.length); edges.push({ to: a, cap: 0, cost: -cost });
+  };
+  replicas.forEach((r, i) => {
+    edge(0, 1 + i, 1, 0);
+    masterIds.forEach((m, j) => edge(1 + i, 1 + R + j, 1, tierCost[tierOf(r, m)] + (r.current === m ? 0 : 1)));
+  });
+  masterIds.forEach((m, j) => edge(1 + R + j, sink, seats.get(m) ?? 0, 0));
+  // Successive shortest paths (Bellman-Ford: residual edges carry negative costs).
+  for (;;) {
+    const dist = new Array<number>(sink + 1).fill(Number.POSITIVE_INFINITY);
+    const via = new Array<number>(sink + 1).fill(-1);
+    dist[0] = 0;
+    for (let changed = true; changed;) {
+      changed = false;
+      for (let u = 0; u <= sink; u++) {
+        if (dist[u] === Number.POSITIVE_INFINITY) continue;
+        for (const e of adj[u] ?? []) {
+          const { to, cap, cost } = edges[e] as { to: number; cap: number; cost: number };
+          if (cap > 0 && (dist[u] as number) + cost < (dist[to] as number)) { dist[to] = (dist[u] as number) + cost; via[to] = e; changed = true; }
+        }
       }
-      return false;
-    };
-    for (const r of replicas) tryAssign(r, new Set());
-    for (const [seat, r] of holder) {
-      const master = seats[seat] as string;
-      result.push({ replica: r, master, relaxed });
-      remaining.set(master, (remaining.get(master) ?? 1) - 1);
     }
-    pool = new Map([...pool].filter(([r]) => !seatOf.has(r)));
+    if (via[sink] === -1) break;
+    for (let v = sink; v !== 0;) {
+      const e = via[v] as number;
+      (edges[e] as { cap: number }).cap -= 1;
+      (edges[e ^ 1] as { cap: number }).cap += 1;
+      v = (edges[e ^ 1] as { to: number }).to;
+    }
   }
-  return result;
+  const pairs = new Map<string, ReplicaPairing>();
+  replicas.forEach((r, i) => {
+    for (const e of adj[1 + i] ?? []) {
+      const { to, cap } = edges[e] as { to: number; cap: number };
+      if (to > R && to < sink && cap === 0 && e % 2 === 0) {
+        const master = masterIds[to - R - 1] as string;
+        pairs.set(r.id, { master, tier: tierOf(r, master) });
+      }
+    }
+  });
+  return pairs;
 }

@@ -7,12 +7,13 @@ import { isFresh, planBootstrap } from './plan-bootstrap.ts';
 import { toPlanContext, type PlanContext } from './plan-context.ts';
 import { planCoverage } from './plan-coverage.ts';
 import { planFailures } from './plan-failures.ts';
+import { planHandoff } from './plan-handoff.ts';
 import { planForgetGhosts, planMeet } from './plan-membership.ts';
 import { planRebalance } from './plan-rebalance.ts';
 import { planRemoval } from './plan-removal.ts';
 import { planReplicas } from './plan-replicas.ts';
 import { planResume } from './plan-resume.ts';
-import type { ClusterPlan, Phase } from './plan-types.ts';
+import { isBlocking, type ClusterPlan, type Phase } from './plan-types.ts';
 import { isDisruptive, type Step } from './steps.ts';
 import type { Topology } from './topology.ts';
 
@@ -30,7 +31,7 @@ export function planCluster(desired: DesiredCluster, observed: Topology, now: nu
   const removal = planRemoval(ctx);
   const result = (phase: Phase, steps: Step[], message: string, extra: Partial<ClusterPlan> = {}): ClusterPlan => {
     if (steps.filter(isDisruptive).length > 1) throw new Error(`plan holds ${steps.filter(isDisruptive).length} disruptive steps`);
-    const converged = steps.length === 0 && ctx.problems.length === 0 && phase === 'ready';
+    const converged = steps.length === 0 && !ctx.problems.some(isBlocking) && phase === 'ready';
     return {
       steps, problems: ctx.problems, removable: removal.removable, converged,
       progress: { phase, message },
@@ -59,10 +60,14 @@ export function planCluster(desired: DesiredCluster, observed: Topology, now: nu
   // 5: uncovered slots (only when nothing can be lost)
   const coverage = planCoverage(ctx);
   if (coverage.length > 0) return result('healing', coverage, 'assigning uncovered slots');
-  // 6: replicas that can attach without disruption
+  // 6: masters on leaving pods hand their slots to a replica that stays, before any drain
+  const handoff = planHandoff(ctx);
+  if (handoff === 'wait') return result('removing', [], 'waiting for a synced replica and agreeing views to move a master off a leaving pod', { requeueAfterMs: 1_000 });
+  if (handoff) return result('removing', [handoff], 'moving a master off a leaving pod');
+  // 7: replicas that can attach without disruption
   const replicas = planReplicas(ctx);
   if (replicas.steps.length > 0) return result('replicating', replicas.steps, `attaching ${replicas.steps.length} replica(s)`);
-  // 7: rebalance and drain need every pod joined, views that agree and every member healthy
+  // 8: rebalance and drain need every pod joined, views that agree and every member healthy
   const outside = desired.pods.filter((p) => !p.removing && !ctx.state.members.some((v) => v.pod === p.name));
   if (outside.length > 0) return result('joining', [], `waiting for ${outside.length} pod(s) to join the cluster`, { requeueAfterMs: 500 });
   if (ctx.masters.length < desired.masters) ctx.problems.push({ code: 'NotEnoughPods', message: `${ctx.masters.length} of ${desired.masters} masters: no empty pod left to make a master` });
@@ -76,11 +81,11 @@ export function planCluster(desired: DesiredCluster, observed: Topology, now: nu
       progress: { phase: ctx.drain.size > 0 ? 'removing' : 'migrating', message: `migrating slots: ${rebalance.slotsToMove} to move`, slotsInStep: inStep, slotsToMove: rebalance.slotsToMove },
     });
   }
-  // 8: forget and reset removed nodes
+  // 9: forget and reset removed nodes
   if (removal.steps.length > 0) return result('removing', removal.steps, `removing ${removal.steps.length} node(s) from the cluster`);
-  // 9: one replica moved away from its master's node or zone
+  // 10: one replica moved away from its master's node or zone
   if (replicas.disruptive) return result('replicating', [replicas.disruptive], 'moving a replica away from its master');
-  // 10: ready means every replica holds a synced copy (one that never synced cannot fail over)
+  // 11: ready means every replica holds a synced copy (one that never synced cannot fail over)
   const syncing = ctx.state.members.filter((v) => v.replication.role === 'replica' && (!v.replication.linkUp || v.replication.syncInProgress));
   if (syncing.length > 0) return result('replicating', [], `${syncing.length} replica(s) still syncing`, { requeueAfterMs: 1_000 });
   return result('ready', [], ctx.problems.length > 0 ? ctx.problems.map((p) => p.message).join('; ') : 'cluster is ready');

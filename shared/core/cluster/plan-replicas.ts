@@ -1,8 +1,10 @@
 // Replicas: every master gets `replicasPerMaster`, each on another Kubernetes node (and zone
-// when there are several). Fresh or orphaned nodes attach at once; moving a replica that is
-// attached and working is disruptive (full resync), so one per plan.
+// when there are several), by one global pairing that keeps current pairs where it can (see
+// pairReplicas). Fresh or orphaned nodes attach at once; moving a replica that is attached and
+// working is disruptive (full resync), so one per plan. A placement that cannot be met is
+// reported (PlacementRelaxed) and never planned again: re-pairing the result yields no step.
 import { refOf, type NodeState } from './cluster-state.ts';
-import { assignReplicas, canReplicate, zoneCount } from './placement.ts';
+import { pairReplicas, zoneCount, type ReplicaCandidate } from './placement.ts';
 import { nodeLabel, type PlanContext } from './plan-context.ts';
 import type { PodPlacement } from './desired.ts';
 import type { Step } from './steps.ts';
@@ -12,40 +14,35 @@ export function planReplicas(ctx: PlanContext): { steps: Step[]; disruptive: Ste
   const zones = zoneCount(desired.pods.filter((p) => !p.removing));
   const masterIds = new Set(ctx.masters.map((m) => m.id));
   const masterPods = new Map(ctx.masters.flatMap((m) => (m.pod ? [[m.id, m.pod] as const] : [])));
-  const candidates = [...state.nodes.values()].filter((n) =>
+  const nodes = [...state.nodes.values()].filter((n) =>
     n.view && n.pod && !n.pod.removing && !masterIds.has(n.id) && n.slots.length === 0 && state.members.includes(n.view));
-  const need = new Map(ctx.masters.map((m) => [m.id, desired.replicasPerMaster]));
-  const free = new Map<string, PodPlacement>();
-  const misplaced: NodeState[] = [];
-  for (const c of candidates) {
-    const current = c.role === 'replica' ? c.masterId : null;
-    const mp = current ? masterPods.get(current) : undefined;
-    if (current && mp && (need.get(current) ?? 0) > 0) {
-      if (canReplicate(c.pod as PodPlacement, mp, zones)) { need.set(current, (need.get(current) ?? 0) - 1); continue; }
-      misplaced.push(c);
-    }
-    free.set(c.id, c.pod as PodPlacement);
-  }
-  const assignments = assignReplicas(need, masterPods, free, zones);
+  const candidates: ReplicaCandidate[] = nodes.map((n) => ({
+    id: n.id, pod: n.pod as PodPlacement, current: n.role === 'replica' && n.masterId && masterIds.has(n.masterId) ? n.masterId : null,
+  }));
+  const seats = new Map(ctx.masters.map((m) => [m.id, desired.replicasPerMaster]));
+  const pairs = pairReplicas(seats, masterPods, candidates, zones);
   const steps: Step[] = [];
-  let disruptive: Step | undefined;
-  for (const a of assignments) {
-    const node = state.nodes.get(a.replica) as NodeState;
-    const master = state.nodes.get(a.master) as NodeState;
-    if (!master.address || !node.view) continue;
-    if (a.relaxed) ctx.problems.push({ code: 'PlacementRelaxed', message: `${nodeLabel(node)} replicates ${nodeLabel(master)} in the same zone: not enough zones` });
+  const moves: { step: Step; misplaced: boolean }[] = [];
+  for (const [id, pair] of [...pairs].sort(([a], [b]) => a.localeCompare(b))) {
+    const node = state.nodes.get(id) as NodeState;
+    const master = state.nodes.get(pair.master) as NodeState;
+    if (pair.tier !== 'zone') {
+      const why = pair.tier === 'node' ? 'in the same zone: not enough zones' : 'on the same Kubernetes node: no other node has a free pod';
+      ctx.problems.push({ code: 'PlacementRelaxed', message: `${nodeLabel(node)} replicates ${nodeLabel(master)} ${why}` });
+    }
+    const current = candidates.find((c) => c.id === id)?.current ?? null;
+    if (current === pair.master || !master.address || !node.view) continue;
     // Precondition: the replica must already know its master (MEET and gossip done).
     if (!node.view.entries.some((e) => e.id === master.id && !e.handshake)) continue;
-    const step: Step = { kind: 'replicate', node: refOf(node), master: refOf(master), reason: 'give the master its replica' };
-    const attached = node.role === 'replica' && node.masterId !== null && masterIds.has(node.masterId) && state.nodes.get(node.masterId)?.view !== undefined;
-    if (attached || misplaced.includes(node)) disruptive ??= step;
-    else steps.push(step);
+    const step: Step = { kind: 'replicate', node: refOf(node), master: refOf(master), reason: current ? 'move a replica so every master has one placed away from it' : 'give the master its replica' };
+    const attached = current !== null && state.nodes.get(current)?.view !== undefined;
+    if (!attached) { steps.push(step); continue; }
+    const cp = masterPods.get(current);
+    moves.push({ step, misplaced: !cp || !node.pod || node.pod.nodeName === cp.nodeName || (zones > 1 && node.pod.zone === cp.zone) });
   }
-  for (const m of misplaced) {
-    if (!assignments.some((a) => a.replica === m.id)) ctx.problems.push({ code: 'PlacementViolated', message: `${nodeLabel(m)} runs beside its master and no other master can take it` });
-  }
-  const short = [...need.values()].reduce((a, b) => a + b, 0) - assignments.length;
+  // A misplaced replica moves first: it protects its master least.
+  const disruptive = [...moves].sort((a, b) => Number(b.misplaced) - Number(a.misplaced))[0]?.step;
+  const short = [...seats.values()].reduce((a, b) => a + b, 0) - pairs.size;
   if (short > 0 && candidates.length === 0 && ctx.state.consistent) ctx.problems.push({ code: 'NotEnoughPods', message: `${short} replica(s) missing and no free pod to use` });
   return { steps, disruptive };
 }
-

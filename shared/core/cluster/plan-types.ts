@@ -10,8 +10,7 @@ export type ProblemCode =
   | 'OpenSlotBlocked'      // an interrupted migration whose other end is not reachable
   | 'StrandedKeys'         // keys of a slot on a node that neither owns nor migrates it
   | 'ConflictingStranger'  // a node outside the cluster claims slots the cluster owns
-  | 'PlacementRelaxed'     // a replica shares a zone with its master (not enough zones)
-  | 'PlacementViolated'    // a replica could not be placed away from its master's node
+  | 'PlacementRelaxed'     // a replica shares a zone (or node) with its master: no better seat exists
   | 'NotEnoughPods';       // fewer usable pods than masters * (1 + replicas)
 
 export interface Problem {
@@ -19,6 +18,16 @@ export interface Problem {
   readonly message: string;
   /** Slots affected, when the problem is about slots. */
   readonly slots?: number;
+}
+
+/**
+ * Problems that are reported but do not hold Ready down: a placement preference the pods
+ * cannot meet stays unmet for good, so it must not keep the cluster from converging.
+ */
+const advisory: ReadonlySet<ProblemCode> = new Set(['PlacementRelaxed']);
+
+export function isBlocking(problem: Problem): boolean {
+  return !advisory.has(problem.code);
 }
 
 export type Phase = 'waiting' | 'bootstrapping' | 'joining' | 'resuming' | 'healing' | 'replicating' | 'migrating' | 'removing' | 'ready';

@@ -3,6 +3,7 @@
 // mode on the most up-to-date replica, so no acknowledged write is lost).
 import type { DesiredCluster } from './desired.ts';
 import { refOf, toClusterState } from './cluster-state.ts';
+import { handoverReplica } from './handover.ts';
 import type { Step } from './steps.ts';
 import { myselfOf, type Topology } from './topology.ts';
 
@@ -18,9 +19,10 @@ export function isSafeToRestart(pod: string, desired: DesiredCluster, observed: 
   if (me.role !== 'master') return { safe: true, reason: `${pod} is a replica` };
   const slots = state.nodes.get(view.id)?.slots.length ?? 0;
   if (slots === 0) return { safe: true, reason: `${pod} owns no slots` };
-  const synced = observed.views.filter((v) => myselfOf(v).masterId === view.id && v.replication.role === 'replica' && v.replication.linkUp && !v.replication.syncInProgress)
-    .sort((a, b) => b.replication.offset - a.replication.offset);
-  const best = synced[0];
+  const best = handoverReplica(observed.views, view);
+  if (!best && observed.views.some((v) => myselfOf(v).masterId === view.id && v.replication.linkUp && !v.replication.syncInProgress)) {
+    return { safe: false, reason: `${pod} owns ${slots} slots and does not list its synced replica as its own yet: wait` };
+  }
   if (!best) return { safe: true, reason: `${pod} owns ${slots} slots and has no synced replica: its slots are unavailable while it restarts` };
   return {
     safe: false,

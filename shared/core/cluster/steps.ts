@@ -32,8 +32,11 @@ export type Step =
   | { readonly kind: 'forget'; readonly id: string; readonly on: readonly NodeRef[]; readonly reason: string }
   /** CLUSTER RESET HARD on a removed (already forgotten) node so it cannot gossip its way back. */
   | { readonly kind: 'reset'; readonly node: NodeRef; readonly reason: string }
-  /** CLUSTER FAILOVER [FORCE|TAKEOVER] on a replica, then wait until it is master. */
-  | { readonly kind: 'failover'; readonly replica: NodeRef; readonly master: NodeRef; readonly mode: 'default' | 'force' | 'takeover'; readonly reason: string };
+  /**
+   * CLUSTER FAILOVER [FORCE] on a replica, then wait until it is master. Never TAKEOVER: it
+   * skips the masters' vote, so from the minority side of a partition it would discard writes.
+   */
+  | { readonly kind: 'failover'; readonly replica: NodeRef; readonly master: NodeRef; readonly mode: 'default' | 'force'; readonly reason: string };
 
 export type StepKind = Step['kind'];
 

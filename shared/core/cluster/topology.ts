@@ -66,7 +66,10 @@ export interface NodeView {
   readonly replication: ReplicationInfo;
   readonly keys: number;
   readonly nodeTimeoutMs: number;
-  /** COUNTKEYSINSLOT for every slot that is open or uncovered somewhere (observe asks). */
+  /**
+   * COUNTKEYSINSLOT for every slot that is open or uncovered somewhere (observe asks), and, on a
+   * master, for every slot it holds keys of but does not own (keys a failover left behind).
+   */
   readonly keysInSlot: Readonly<Record<number, number>>;
 }
 

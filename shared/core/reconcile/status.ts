@@ -5,7 +5,7 @@
 import type { Condition } from '../api/k8s-types.ts';
 import type { OperationType, Phase, RedisClusterStatus, ShardStatus } from '../api/v1beta1.ts';
 import { podSelector, SLOT_COUNT } from '../api/group.ts';
-import type { ClusterPlan } from '../cluster/plan-types.ts';
+import { isBlocking, type ClusterPlan } from '../cluster/plan-types.ts';
 import { myselfOf, type Topology } from '../cluster/topology.ts';
 import type { ObservedPod } from './observed.ts';
 
@@ -35,7 +35,7 @@ export function computeStatus(input: StatusInput): RedisClusterStatus {
   const problems = input.plan?.problems ?? [];
   const converged = !!input.plan?.converged && !operation && readyNodes === input.expectedPods && slotsCovered === SLOT_COUNT;
   // Fewer masters than the spec while new pods are still coming (a scale-out) is progress.
-  const degraded = problems.filter((p) => p.code !== 'PlacementRelaxed' && !(p.code === 'NotEnoughPods' && readyNodes < input.expectedPods));
+  const degraded = problems.filter((p) => isBlocking(p) && !(p.code === 'NotEnoughPods' && readyNodes < input.expectedPods));
   const everReady = wasFormed(input.previous);
 
   const conditions: Condition[] = [

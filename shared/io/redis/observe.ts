@@ -1,12 +1,16 @@
 // observe(): asks every pod's Redis what it sees (CLUSTER NODES, CLUSTER INFO, INFO
 // replication, DBSIZE, cluster-node-timeout), then counts keys of open and uncovered slots on
-// the nodes that hold keys, so the planner can tell a safe rollback from a lossy one.
+// the nodes that hold keys, so the planner can tell a safe rollback from a lossy one, and
+// finds keys a master holds in slots it does not own (left by failovers during a migration).
 import type { PodPlacement } from '../../core/cluster/desired.ts';
 import { parseClusterNodes } from '../../core/cluster/parse-cluster-nodes.ts';
 import { parseClusterInfo, parseReplicationInfo } from '../../core/cluster/parse-info.ts';
-import { SLOT_COUNT } from '../../core/cluster/slots.ts';
+import { fromRanges, SLOT_COUNT } from '../../core/cluster/slots.ts';
 import type { NodeView, Topology, UnreachablePod } from '../../core/cluster/topology.ts';
-import { pipeline, type NodePool } from './connection.ts';
+import { readFileSync } from 'node:fs';
+import { command, pipeline, type NodePool } from './connection.ts';
+
+const keysBySlot = readFileSync(new URL('./lua/keys-by-slot-0.lua', import.meta.url), 'utf8');
 
 type Clock = () => number;
 
@@ -48,8 +52,8 @@ export async function observe(pods: readonly PodPlacement[], pool: NodePool, clo
   assigned.forEach((a, s) => { if (!a) interesting.add(s); });
   const slots = [...interesting];
   const counted = await Promise.all(views.map(async (v) => {
-    if (slots.length === 0) return v;
-    const keysInSlot: Record<number, number> = {};
+    const keysInSlot: Record<number, number> = await strayKeys(pool, v);
+    if (slots.length === 0) return { ...v, keysInSlot };
     if (v.keys === 0) { for (const s of slots) keysInSlot[s] = 0; return { ...v, keysInSlot }; }
     try {
       const replies = await pipeline(pool, v.address, 'count keys', slots.map((s) => ['CLUSTER', 'COUNTKEYSINSLOT', s]));
@@ -58,4 +62,17 @@ export async function observe(pods: readonly PodPlacement[], pool: NodePool, clo
     return { ...v, keysInSlot };
   }));
   return { views: counted, unreachable, observedAt: clock() };
+}
+
+/** Keys a master holds in slots its own view gives to another node (an empty map otherwise). */
+async function strayKeys(pool: NodePool, view: NodeView): Promise<Record<number, number>> {
+  const me = view.entries.find((e) => e.myself);
+  if (!me || me.role !== 'master' || view.keys === 0) return {};
+  const owned = new Set(fromRanges(me.slots));
+  const stray: Record<number, number> = {};
+  try {
+    const flat = await command<number[]>(pool, view.address, 'keys by slot', ['EVAL', keysBySlot, 0]);
+    for (let i = 0; i + 1 < flat.length; i += 2) if (!owned.has(Number(flat[i]))) stray[Number(flat[i])] = Number(flat[i + 1]);
+  } catch { /* unknown: the planner sees no stray key on this node this pass */ }
+  return stray;
 }

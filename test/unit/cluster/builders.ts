@@ -13,25 +13,34 @@ export function aDesired(masters: number, replicas: number, all: PodPlacement[])
   return { masters, replicasPerMaster: replicas, pods: all };
 }
 
-export interface NodeSpec { pod: number; role?: 'master' | 'replica'; of?: number; slots?: string; fail?: boolean; epoch?: number }
+export interface NodeSpec {
+  pod: number; role?: 'master' | 'replica'; of?: number; slots?: string; fail?: boolean; epoch?: number;
+  /** PFAIL instead of FAIL (with fail). */
+  pfail?: boolean;
+  /** Only these viewers mark it failing (with fail; default: every viewer). */
+  failedBy?: number[];
+  /** INFO replication of a replica: link down or still syncing. */
+  syncing?: boolean;
+}
 
 /** A cluster where every listed node knows every other; nodes without a view are unreachable. */
-export function aTopology(all: PodPlacement[], specs: NodeSpec[], options: { unreachable?: number[]; keys?: number; keysInSlot?: Record<number, number>; now?: number; lines?: (viewer: number) => string[] } = {}): Topology {
+export function aTopology(all: PodPlacement[], specs: NodeSpec[], options: { unreachable?: number[]; keys?: number; keysInSlot?: Record<number, number> | ((viewer: number) => Record<number, number>); now?: number; lines?: (viewer: number) => string[] } = {}): Topology {
   const now = options.now ?? 1_000_000;
-  const line = (s: NodeSpec, myself: boolean) => {
+  const line = (s: NodeSpec, viewer: NodeSpec) => {
     const p = all[s.pod] as PodPlacement;
     const role = s.role === 'replica' ? 'slave' : 'master';
-    const flags = [myself ? 'myself' : '', role, s.fail ? 'fail' : ''].filter(Boolean).join(',');
+    const fail = !!s.fail && (s.failedBy ?? [viewer.pod]).includes(viewer.pod) && s !== viewer;
+    const flags = [s === viewer ? 'myself' : '', role, fail ? (s.pfail ? 'fail?' : 'fail') : ''].filter(Boolean).join(',');
     return `${idOf(s.pod)} ${p.address.ip}:${p.address.port}@16379 ${flags} ${s.role === 'replica' ? idOf(s.of ?? 0) : '-'} 0 ${s.fail ? now - 60_000 : now} ${s.epoch ?? s.pod + 1} ${s.fail ? 'disconnected' : 'connected'} ${s.slots ?? ''}`.trim();
   };
   const views: NodeView[] = specs.filter((s) => !(options.unreachable ?? []).includes(s.pod)).map((s) => {
     const p = all[s.pod] as PodPlacement;
-    const text = [...specs.map((o) => line(o, o === s)), ...(options.lines?.(s.pod) ?? [])].join('\n');
+    const text = [...specs.map((o) => line(o, s)), ...(options.lines?.(s.pod) ?? [])].join('\n');
     return {
       pod: p.name, address: p.address, id: idOf(s.pod), entries: parseClusterNodes(text),
       info: { state: 'ok', slotsAssigned: 16384, knownNodes: specs.length, size: 3, currentEpoch: 10, myEpoch: s.epoch ?? s.pod + 1 },
-      replication: s.role === 'replica' ? { role: 'replica', offset: 100, linkUp: true, syncInProgress: false } : { role: 'master', offset: 100 },
-      keys: options.keys ?? 10, nodeTimeoutMs: 2000, keysInSlot: options.keysInSlot ?? {},
+      replication: s.role === 'replica' ? { role: 'replica', offset: 100, linkUp: !s.syncing, syncInProgress: !!s.syncing } : { role: 'master', offset: 100 },
+      keys: options.keys ?? 10, nodeTimeoutMs: 2000, keysInSlot: typeof options.keysInSlot === 'function' ? options.keysInSlot(s.pod) : options.keysInSlot ?? {},
     };
   });
   const unreachable = (options.unreachable ?? []).map((i) => ({ pod: (all[i] as PodPlacement).name, address: (all[i] as PodPlacement).address, reason: 'ECONNREFUSED' }));

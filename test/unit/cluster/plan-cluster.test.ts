@@ -143,3 +143,15 @@ describe('isSafeToRestart', () => {
     expect(isSafeToRestart('redis-5', aDesired(3, 1, all), aTopology(all, threeByOne), NOW).safe).to.equal(true);
   });
 });
+
+describe('isSafeToRestart right after a failover', () => {
+  it('says not yet, without a failover, while the master does not list its synced replica as its own', () => {
+    const all = pods(6);
+    const topology = aTopology(all, threeByOne);
+    const stale = { ...topology, views: topology.views.map((v) => (v.pod !== 'redis-0' ? v
+      : { ...v, entries: v.entries.map((e) => (e.id === idOf(5) ? { ...e, role: 'master' as const, masterId: null } : e)) })) };
+    const answer = isSafeToRestart('redis-0', aDesired(3, 1, all), stale, NOW);
+    expect(answer).to.deep.include({ safe: false });
+    expect(!answer.safe && answer.failover).to.equal(undefined);
+  });
+});
