@@ -1,6 +1,7 @@
 // Passes of observe -> plan -> apply until the plan converges, for tools, tests and benchmarks
 // (the reconciler runs one pass per queue job instead). Bounded by passes and a deadline.
 import type { DesiredCluster } from '../../core/cluster/desired.ts';
+import { FailoverTimeoutError, SlotNotEmptyError, StaleObservationError } from '../../core/cluster/errors.ts';
 import { planCluster, type ClusterPlanOptions } from '../../core/cluster/plan-cluster.ts';
 import type { ClusterPlan } from '../../core/cluster/plan-types.ts';
 import { applyStep, type ApplyOptions } from './apply.ts';
@@ -25,7 +26,13 @@ export async function converge(pool: NodePool, desired: DesiredCluster, options:
     last = planCluster(desired, topology, Date.now(), options.plan);
     options.onPlan?.(last);
     if (until(last)) return last;
-    for (const step of last.steps) await applyStep(pool, step, options);
+    try {
+      for (const step of last.steps) await applyStep(pool, step, options);
+    } catch (error) {
+      // What the reconciler retries on its next pass (a failover Redis abandoned, keys that
+      // arrived mid-move, a plan overtaken by gossip) is retried here too; the rest is thrown.
+      if (!(error instanceof FailoverTimeoutError || error instanceof SlotNotEmptyError || error instanceof StaleObservationError)) throw error;
+    }
     if (last.steps.length === 0) await new Promise((r) => setTimeout(r, Math.min(last?.requeueAfterMs || 200, 500)));
   }
   throw new Error(`cluster did not converge: ${last ? `${last.progress.phase}: ${last.progress.message}; ${last.problems.map((p) => p.code).join(',')}` : 'no plan'}`);

@@ -128,6 +128,13 @@ async function migrate(pool: NodePool, source: NodeRef, target: NodeRef, work: r
       const [again] = await pipeline(pool, source.address, 'MIGRATE REPLACE', [command(w, true)]);
       if (again?.[0]) throw new ClusterCommandError('MIGRATE REPLACE', nodeName(source.address), redacted(again[0].message));
       moved += w.keys.length;
+    } else if (/Hash slot not served/i.test(e.message) && retries.io < MAX_IO_RETRIES) {
+      // The target imports the slot but knows no owner for it: a node that imports a slot
+      // ignores other nodes' claims to it, and once the source it knew was demoted by a
+      // failover it dropped that owner too. Tell it the owner; the slot is listed again.
+      retries.io++;
+      const [set] = await pipeline(pool, target.address, 'SETSLOT NODE', [['CLUSTER', 'SETSLOT', w.slot, 'NODE', source.id]]);
+      if (set?.[0]) throw new ClusterCommandError('SETSLOT NODE (importer)', nodeName(target.address), set[0].message);
     } else if (/IOERR|timeout/i.test(e.message) && retries.io < MAX_IO_RETRIES) {
       // The slot is listed again in the next round.
       retries.io++;

@@ -70,6 +70,19 @@ describe('cluster engine: slot moves never lose a key', function () {
     expect(await countIn(target, slot)).to.be.at.least(KEYS);
   });
 
+  it('finishes a move whose target imports the slot but knows no owner for it (its source was demoted meanwhile)', async () => {
+    const { slot, source, target, masters, t } = await ends('u');
+    await bulkLoad(t, '{u}', 20);
+    await command(pool, target.address, 'SETSLOT', ['CLUSTER', 'SETSLOT', slot, 'IMPORTING', source.id]);
+    // An importer skips every claim to the slot, so once it drops the owner it stays unbound.
+    await command(pool, target.address, 'DELSLOTS', ['CLUSTER', 'DELSLOTS', slot]);
+    await migrateSlots(pool, [{ source, target, slots: [slot] }], masters);
+    expect(await countIn(source, slot)).to.equal(0);
+    expect(await countIn(target, slot)).to.equal(20);
+    const owner = myselfOf((await topology()).views.find((v) => v.id === target.id)!);
+    expect(owner.slots.some((r) => r.start <= slot && slot <= r.end)).to.equal(true);
+  });
+
   it("keeps the source's value of a key left on both ends (a timed-out MIGRATE) and finishes the move", async () => {
     const { slot, source, target, masters, t } = await ends('c');
     await bulkLoad(t, '{c}', 20);
