@@ -9,7 +9,7 @@ import { keySlot } from '../../shared/core/cluster/slots.ts';
 import type { LocalEnvironment } from '../support/local-env.ts';
 import type { Scenario, ScenarioContext } from './support/scenario.ts';
 import { workerLogs } from './support/chaos-stack.ts';
-import { readFile } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const base = { masters: 3, replicasPerMaster: 1, version: '7.0', storage: { reclaim: 'Delete' } };
@@ -42,6 +42,19 @@ async function zonesOfNodes(env: LocalEnvironment): Promise<Map<string, string>>
 
 async function labelZones(env: LocalEnvironment, zones: Map<string, string>): Promise<void> {
   for (const [node, zone] of zones) await env.kubectl(['label', 'node', node, `topology.kubernetes.io/zone=${zone}`, '--overwrite']);
+}
+
+/** The text a file has gained since `offset`. */
+async function readFrom(path: string, offset: number): Promise<string> {
+  const file = await open(path, 'r');
+  try {
+    const { size } = await file.stat();
+    const buffer = Buffer.alloc(Math.max(0, size - offset));
+    await file.read(buffer, 0, buffer.length, offset);
+    return buffer.toString('utf8');
+  } finally {
+    await file.close();
+  }
 }
 
 /** Waits until `count` pods run and none is one of `before` (a roll went through every pod). */
@@ -121,11 +134,11 @@ export const scenarios: Scenario[] = [
     async act(ctx) {
       const before = new Set((await ctx.view.pods()).map((p) => p.uid));
       const logs = workerLogs(ctx.stack);
-      const sizes = await Promise.all(logs.map(async (f) => (await readFile(f, 'utf8')).length));
+      const sizes = await Promise.all(logs.map(async (f) => (await stat(f)).size));
       await ctx.patch({ version: '7.2' });
       const worker = await ctx.env.waitFor(async () => {
-        const texts = await Promise.all(logs.map((f) => readFile(f, 'utf8')));
-        const at = texts.findIndex((t, i) => t.slice(sizes[i]).split('\n').some((l) => l.includes('"step":"failover"') && l.includes(ctx.namespace)));
+        const texts = await Promise.all(logs.map((f, i) => readFrom(f, sizes[i] ?? 0)));
+        const at = texts.findIndex((t) => t.split('\n').some((l) => l.includes('"step":"failover"') && l.includes(ctx.namespace)));
         return at >= 0 ? { index: at } : undefined;
       }, { what: 'a planned failover under way', timeout: 300_000, interval: 20 });
       await ctx.stack.stopWorker(worker.index, 'SIGKILL');

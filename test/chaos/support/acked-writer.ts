@@ -43,7 +43,16 @@ export class AckedWriter {
 
   static async start(spec: WriterSpec): Promise<AckedWriter> {
     const writer = new AckedWriter(spec);
-    await writer.next('ready');
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error('the acked writer found no cluster within 60 s')), 60_000); });
+    try {
+      await Promise.race([writer.next('ready'), late]);
+    } catch (error) {
+      writer.kill();
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
     return writer;
   }
 

@@ -32,7 +32,7 @@ function redisPod(name: string, nodeName?: string): V1Pod {
     spec: {
       terminationGracePeriodSeconds: 1, ...(nodeName ? { nodeName } : {}),
       containers: [{
-        name: 'redis', image: 'redis:7.2', args: ['--save', ''],
+        name: 'redis', image: 'redis:7.2', args: ['--save', '', '--protected-mode', 'no'],
         readinessProbe: { exec: { command: ['redis-cli', 'ping'] }, periodSeconds: 1, timeoutSeconds: 1, failureThreshold: 1 },
       }],
     },
@@ -64,7 +64,8 @@ describe('infra/local/kubelet faults: partition and a node that stops reporting'
   it('cuts every pair across the groups, both ways, on every port, and heals', async function () {
     for (const name of ['a', 'b', 'c']) await core.createNamespacedPod({ namespace, body: redisPod(name) });
     const [a = '', b = '', c = ''] = await Promise.all(['a', 'b', 'c'].map(readyIp));
-    // A replica's link goes from its own address: the master lists the pod IP, not 127.0.0.1.
+    // A replica's link goes from its own address: the master lists the pod IP, not 127.0.0.1
+    // (which is also why these password-less pods turn protected mode off, as the image does).
     await withRedis(b, (r) => r.replicaof(a, '6379'));
     await waitFor(() => withRedis(a, async (r) => (String(await r.client('LIST'))).includes(`addr=${b}:`)), { what: `a sees b's replication link from ${b}` });
 
