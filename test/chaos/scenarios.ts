@@ -7,7 +7,7 @@ import { restartComponent } from '../../infra/local/restart.ts';
 import type { RedisCluster } from '../../shared/core/api/v1beta1.ts';
 import { keySlot } from '../../shared/core/cluster/slots.ts';
 import type { LocalEnvironment } from '../support/local-env.ts';
-import type { Scenario, ScenarioContext } from './support/scenario.ts';
+import { SETTLE_WITHIN_MS, type Scenario, type ScenarioContext } from './support/scenario.ts';
 import { workerLogs } from './support/chaos-stack.ts';
 import { open, stat } from 'node:fs/promises';
 
@@ -62,7 +62,7 @@ async function everyPodReplaced(ctx: ScenarioContext, before: Set<string>, count
   await ctx.env.waitFor(async () => {
     const pods = await ctx.view.pods();
     return pods.length === count && pods.every((p) => !before.has(p.uid) && !p.terminating);
-  }, { what: 'every pod rolled', timeout: 600_000, interval: 500 });
+  }, { what: 'every pod rolled', timeout: SETTLE_WITHIN_MS, interval: 500 });
 }
 
 /** Hash tags whose slots lie spread over the slot space, one per 1/8th. */
@@ -140,7 +140,7 @@ export const scenarios: Scenario[] = [
         const texts = await Promise.all(logs.map((f, i) => readFrom(f, sizes[i] ?? 0)));
         const at = texts.findIndex((t) => t.split('\n').some((l) => l.includes('"step":"failover"') && l.includes(ctx.namespace)));
         return at >= 0 ? { index: at } : undefined;
-      }, { what: 'a planned failover under way', timeout: 300_000, interval: 20 });
+      }, { what: 'a planned failover under way', timeout: SETTLE_WITHIN_MS, interval: 20 });
       await ctx.stack.stopWorker(worker.index, 'SIGKILL');
       await ctx.stack.startWorker(worker.index);
       await everyPodReplaced(ctx, before, 6);
@@ -202,7 +202,7 @@ export const scenarios: Scenario[] = [
       await ctx.patch({ version: '7.2' });
       await everyPodReplaced(ctx, before, 8);
       await ctx.patch({ masters: 3 });
-      await ctx.view.until('Ready with 3x1', (rc) => rc?.status?.shards?.length === 3 && rc.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True' && c.observedGeneration === rc.metadata.generation) === true, 600_000);
+      await ctx.view.until('Ready with 3x1', (rc) => rc?.status?.shards?.length === 3 && rc.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True' && c.observedGeneration === rc.metadata.generation) === true, SETTLE_WITHIN_MS);
       await ctx.patch({ replicasPerMaster: 0 });
     },
   },
@@ -216,7 +216,7 @@ export const scenarios: Scenario[] = [
       const slots = bigTags.map((t) => keySlot(t));
       const owners = await slotOwners(ctx, slots);
       await ctx.patch({ masters: 4 });
-      await ctx.view.until('4 shards', (rc) => rc?.status?.shards?.length === 4 && !rc.status.operation, 600_000);
+      await ctx.view.until('4 shards', (rc) => rc?.status?.shards?.length === 4 && !rc.status.operation, SETTLE_WITHIN_MS);
       const after = await slotOwners(ctx, slots);
       expect(after.filter((o, i) => o !== owners[i]), 'a big slot moved').to.not.deep.equal([]);
     },
