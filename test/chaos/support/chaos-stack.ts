@@ -20,7 +20,8 @@ let shared: Promise<ChaosStack> | undefined;
 export function chaosStack(): Promise<ChaosStack> {
   shared ??= (async () => {
     // Four nodes: a node can go away and every replica still has a node apart from its master.
-    const env = await localEnvironment({ nodes: 4 });
+    // Two zones of two nodes: an even spread (the uneven one is a scenario of its own).
+    const env = await localEnvironment({ nodes: 4, zones: ['zone-a', 'zone-b', 'zone-a', 'zone-b'] });
     const dir = await mkdtemp(join(tmpdir(), 'knredis-chaos-'));
     const stack = await startOperatorStack({
       kubeconfig: env.kubeconfigPath, kubectl: env.kubectlPath, dir, workers: WORKERS,
