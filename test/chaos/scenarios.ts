@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { restartComponent } from '../../infra/local/restart.ts';
 import type { RedisCluster } from '../../shared/core/api/v1beta1.ts';
+import { fullShape } from '../e2e/observe.ts';
 import { keySlot } from '../../shared/core/cluster/slots.ts';
 import type { LocalEnvironment } from '../support/local-env.ts';
 import { SETTLE_WITHIN_MS, type Scenario, type ScenarioContext } from './support/scenario.ts';
@@ -201,6 +202,8 @@ export const scenarios: Scenario[] = [
       const before = new Set((await ctx.view.pods()).map((p) => p.uid));
       await ctx.patch({ version: '7.2' });
       await everyPodReplaced(ctx, before, 8);
+      // As a user would: the API refuses a scale-in until the roll has settled.
+      await ctx.view.until('Ready with 4x1 after the roll', fullShape(4, 1), SETTLE_WITHIN_MS);
       await ctx.patch({ masters: 3 });
       await ctx.view.until('Ready with 3x1', (rc) => rc?.status?.shards?.length === 3 && rc.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True' && c.observedGeneration === rc.metadata.generation) === true, SETTLE_WITHIN_MS);
       await ctx.patch({ replicasPerMaster: 0 });

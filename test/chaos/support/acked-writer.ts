@@ -105,11 +105,8 @@ async function runChild(spec: WriterSpec): Promise<void> {
           await cluster.set(key, key);
           line('P', key);
         } else {
-          // SET and WAIT in one pipeline go to the key's master on one connection.
-          const replies = (await cluster.pipeline().set(key, key).wait(1, waitTimeoutMs).exec()) ?? [];
-          const failed = replies.find(([error]) => error);
-          if (failed?.[0]) throw failed[0];
-          line(Number(replies[1]?.[1]) >= 1 ? 'W' : 'P', key);
+          const replied = await setAndWait(cluster, key);
+          line(replied >= 1 ? 'W' : 'P', key);
         }
       } catch (error) {
         line('E', `${key} ${(error as Error).message}`);
@@ -128,6 +125,19 @@ async function runChild(spec: WriterSpec): Promise<void> {
   closeSync(fd);
   cluster.disconnect();
   process.exit(0);
+}
+
+/** SET and WAIT 1 in one pipeline, on the key's master's connection. ioredis does not follow a
+ * redirect of a pipeline whose other command (WAIT) succeeded, so this does, as an application
+ * would: the SET of a redirected pipeline did not run. Resolves how many replicas WAIT counted. */
+async function setAndWait(cluster: Cluster, key: string): Promise<number> {
+  for (let attempt = 1; ; attempt++) {
+    const replies = (await cluster.pipeline().set(key, key).wait(1, waitTimeoutMs).exec()) ?? [];
+    const error = replies.find(([e]) => e)?.[0];
+    if (!error) return Number(replies[1]?.[1]);
+    if (attempt >= 3 || !/^(MOVED|ASK|TRYAGAIN) /.test(error.message)) throw error;
+    await new Promise((r) => setTimeout(r, 100 * attempt));
+  }
 }
 
 if (process.argv[1] === self) await runChild(JSON.parse(process.argv[2] ?? '{}') as WriterSpec);
