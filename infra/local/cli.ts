@@ -1,5 +1,6 @@
 // `npm run local:up|down|status`: the local Kubernetes environment from the command line.
-//   up     [--name N] [--nodes N]   start it (or say it is already up); returns, it keeps running
+//   up     [--name N] [--nodes N] [--zones a,a,b]   start it (or say it is already up); returns,
+//          it keeps running; --zones gives node i its zone (default round-robin over 3)
 //   down   [--name N] [--purge]     stop every process it started; --purge also drops certs and logs
 //   status [--name N] [--json]      where it is; --json prints one JSON object (DESIGN.md contract)
 import { parseArgs } from 'node:util';
@@ -11,6 +12,7 @@ const { positionals, values } = parseArgs({
   options: {
     name: { type: 'string', default: 'default' },
     nodes: { type: 'string', default: '3' },
+    zones: { type: 'string', default: '' },
     json: { type: 'boolean', default: false },
     purge: { type: 'boolean', default: false },
   },
@@ -25,7 +27,8 @@ async function main(): Promise<void> {
       const nodes = Number(values.nodes);
       if (!Number.isInteger(nodes) || nodes < 1 || nodes > 254) throw new Error(`--nodes must be a whole number in 1..254, not '${values.nodes}'`);
       console.log(`local:up '${name}': starting`);
-      const env = await startEnvironment({ name, nodes, progress: (line) => console.log(`  [${elapsed()}] ${line}`) });
+      const zones = values.zones.split(',').filter(Boolean);
+      const env = await startEnvironment({ name, nodes, zones, progress: (line) => console.log(`  [${elapsed()}] ${line}`) });
       console.log(env.alreadyUp ? `'${name}' is already up` : `'${name}' is up after ${elapsed()}`);
       console.log(formatStatus(environmentStatus(name)));
       break;
@@ -42,7 +45,7 @@ async function main(): Promise<void> {
       break;
     }
     default:
-      console.error('usage: tsx infra/local/cli.ts up|down|status [--name N] [--nodes N] [--json] [--purge]');
+      console.error('usage: tsx infra/local/cli.ts up|down|status [--name N] [--nodes N] [--zones a,b,...] [--json] [--purge]');
       process.exitCode = 2;
   }
 }

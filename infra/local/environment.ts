@@ -31,6 +31,8 @@ export interface StartOptions {
   /** Stop the environment once this pid is gone (test environments). */
   owner?: number;
   progress?: Progress;
+  /** Zone of each node (topology.kubernetes.io/zone), e.g. an uneven spread; default round-robin over 3. */
+  zones?: readonly string[];
 }
 
 export async function startEnvironment(options: StartOptions): Promise<Environment> {
@@ -67,7 +69,7 @@ export async function startEnvironment(options: StartOptions): Promise<Environme
   if (reserved.alreadyUp) return reserved;
   try {
     const { alreadyUp: _, ...state } = reserved;
-    return { ...(await boot(state, nodes, progress)), alreadyUp: false };
+    return { ...(await boot(state, nodes, progress, options.zones ?? [])), alreadyUp: false };
   } catch (error) {
     await stopEnvironment(name, { keepLogs: true }).catch(() => {});
     throw error;
@@ -87,7 +89,7 @@ async function prepareDir(name: string, custom?: string): Promise<string> {
   return link;
 }
 
-async function boot(state: EnvState, nodes: number, progress: Progress): Promise<EnvState> {
+async function boot(state: EnvState, nodes: number, progress: Progress, zones: readonly string[]): Promise<EnvState> {
   const { dir, ports } = state;
   // 2: certificates and kubeconfigs.
   progress('certificates');
@@ -125,7 +127,8 @@ async function boot(state: EnvState, nodes: number, progress: Progress): Promise
   const scheduler = await start('kube-scheduler', schedulerCommand(layout));
   const kubelet = withKubelet ? await start('kubelet', [process.execPath, ['--import', 'tsx', kubeletMain,
     '--kubeconfig', kubeletKubeconfig, '--state-dir', join(dir, 'kubelet'), '--nodes', String(nodes),
-    '--pod-ip-prefix', state.podIpPrefix, '--control-port', String(ports.kubeletControl)]], repoRoot) : undefined;
+    '--pod-ip-prefix', state.podIpPrefix, '--control-port', String(ports.kubeletControl), '--env-name', state.name,
+    ...(zones.length > 0 ? ['--zones', zones.join(',')] : [])]], repoRoot) : undefined;
   if (!withKubelet) progress(`no kubelet (${kubeletMain} is missing): control plane only, no nodes`);
   const kc = adminClient(state.kubeconfig);
   const [nodeNames] = await Promise.all([

@@ -4,6 +4,7 @@
 import { existsSync, readlinkSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { heal, healSync, partitionTag } from './kubelet/partition.ts';
 import { envDir } from './paths.ts';
 import { isRunning, processesMentioning, signalAll, stopAll, withDescendants, type Target } from './processes.ts';
 import { allStates, isLive, readState, statePath, type Component, type EnvState } from './state.ts';
@@ -57,6 +58,8 @@ export async function stopEnvironment(name: string, options: StopOptions = {}): 
     signalAll([], rest, 'SIGKILL');
     await new Promise((r) => setTimeout(r, 200));
   }
+  // Partition rules the kubelet had no chance to remove (killed mid-partition).
+  await heal(partitionTag(name));
   const still = leftovers(state).concat(rest.filter((pid) => isRunning(pid)));
   if (still.length > 0) throw new Error(`processes of '${name}' still run after SIGKILL: ${[...new Set(still)].join(', ')}`);
   await rm(join(dir, 'etcd'), { recursive: true, force: true });
@@ -81,5 +84,6 @@ async function removeDir(dir: string): Promise<void> {
 
 /** Synchronous SIGKILL of everything of the environment, for process 'exit' handlers. */
 export function killEnvironmentSync(state: EnvState): void {
+  healSync(partitionTag(state.name));
   signalAll(Object.values(state.processes).filter((p): p is NonNullable<typeof p> => !!p).map((p) => ({ pid: p.pid, match: p.match })), leftovers(state), 'SIGKILL');
 }

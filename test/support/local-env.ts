@@ -55,12 +55,18 @@ export interface LocalEnvironment {
 let shared: Promise<LocalEnvironment> | undefined;
 let ownName: string | undefined;
 
-export function localEnvironment(): Promise<LocalEnvironment> {
-  shared ??= open();
+/** Nodes and zones apply to the environment this process starts (the first call's win). */
+export interface EnvironmentShape {
+  readonly nodes?: number;
+  readonly zones?: readonly string[];
+}
+
+export function localEnvironment(shape: EnvironmentShape = {}): Promise<LocalEnvironment> {
+  shared ??= open(shape);
   return shared;
 }
 
-async function open(): Promise<LocalEnvironment> {
+async function open(shape: EnvironmentShape): Promise<LocalEnvironment> {
   const reuse = process.env.KNREDIS_TEST_ENV;
   if (reuse) {
     const status = environmentStatus(reuse);
@@ -71,7 +77,7 @@ async function open(): Promise<LocalEnvironment> {
   await stopOrphans();
   ownName = `test-${process.pid}`;
   killOnExitOrSignal();
-  const state = await startEnvironment({ name: ownName, owner: process.pid });
+  const state = await startEnvironment({ name: ownName, owner: process.pid, ...shape });
   return toLocal(state);
 }
 

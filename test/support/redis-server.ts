@@ -6,6 +6,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createConnection, createServer, type AddressInfo } from 'node:net';
+import { Redis } from 'ioredis';
 import { requireCommand } from './prerequisites.ts';
 
 export interface RedisServer {
@@ -47,6 +48,17 @@ export function isListening(host: string, port: number): Promise<boolean> {
     socket.once('connect', () => { socket.destroy(); resolve(true); });
     socket.once('error', () => resolve(false));
   });
+}
+
+/** A short-lived connection to one node that fails fast rather than retrying. */
+export async function withRedis<T>(host: string, fn: (redis: Redis) => Promise<T>, port = 6379): Promise<T> {
+  const redis = new Redis({ host, port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 2000 });
+  try {
+    await redis.connect();
+    return await fn(redis);
+  } finally {
+    redis.disconnect();
+  }
 }
 
 export async function startRedis(options: RedisServerOptions = {}): Promise<RedisServer> {

@@ -1,6 +1,7 @@
 // The kubelet's command line (pure):
 //   --kubeconfig <path> --state-dir <dir> --nodes <N> --pod-ip-prefix 127.X --control-port <port>
 //   [--heartbeat-ms 1000] [--backoff-base-ms 1000] [--backoff-cap-ms 10000] [--log-level info]
+//   [--env-name local] (tags its partition rules) [--zones zone-a,zone-a,zone-b] (node i's zone)
 import { parsePrefix } from './ip-allocation.ts';
 
 export interface KubeletSettings {
@@ -13,9 +14,12 @@ export interface KubeletSettings {
   readonly backoffBaseMs: number;
   readonly backoffCapMs: number;
   readonly logLevel: string;
+  readonly envName: string;
+  /** Zone of node i (label topology.kubernetes.io/zone); nodes past the list go round-robin. */
+  readonly zones: readonly string[];
 }
 
-export const usage = 'usage: kubelet --kubeconfig <path> --state-dir <dir> --nodes <N> --pod-ip-prefix 127.X --control-port <port> [--heartbeat-ms 1000] [--backoff-base-ms 1000] [--backoff-cap-ms 10000] [--log-level info]';
+export const usage = 'usage: kubelet --kubeconfig <path> --state-dir <dir> --nodes <N> --pod-ip-prefix 127.X --control-port <port> [--heartbeat-ms 1000] [--backoff-base-ms 1000] [--backoff-cap-ms 10000] [--log-level info] [--env-name local] [--zones a,b,...]';
 
 export function parseArgs(argv: readonly string[]): KubeletSettings {
   const values = new Map<string, string>();
@@ -27,7 +31,7 @@ export function parseArgs(argv: readonly string[]): KubeletSettings {
     if (value === undefined) throw new Error(`--${flag} needs a value; ${usage}`);
     values.set(flag, value);
   }
-  const known = ['kubeconfig', 'state-dir', 'nodes', 'pod-ip-prefix', 'control-port', 'heartbeat-ms', 'backoff-base-ms', 'backoff-cap-ms', 'log-level'];
+  const known = ['kubeconfig', 'state-dir', 'nodes', 'pod-ip-prefix', 'control-port', 'heartbeat-ms', 'backoff-base-ms', 'backoff-cap-ms', 'log-level', 'env-name', 'zones'];
   for (const flag of values.keys()) if (!known.includes(flag)) throw new Error(`unknown flag --${flag}; ${usage}`);
   const required = (flag: string) => {
     const v = values.get(flag);
@@ -50,5 +54,7 @@ export function parseArgs(argv: readonly string[]): KubeletSettings {
     backoffBaseMs: int('backoff-base-ms', 1000, 0, 600_000),
     backoffCapMs: int('backoff-cap-ms', 10_000, 0, 600_000),
     logLevel: values.get('log-level') ?? 'info',
+    envName: values.get('env-name') ?? 'local',
+    zones: Object.freeze((values.get('zones') ?? '').split(',').filter(Boolean)),
   });
 }

@@ -3,6 +3,8 @@
 //   await kubelet.crashPod('default', 'redis-0');   // SIGKILL: the container restarts
 //   await kubelet.freezePod(ns, name); await kubelet.thawPod(ns, name);   // SIGSTOP / SIGCONT
 //   await kubelet.failNode('local-node-2'); await kubelet.restoreNode('local-node-2');
+//   await kubelet.stopReporting('local-node-2');   // pods keep serving, the node goes NotReady
+//   await kubelet.partition([['127.0.0.1', 'ns/redis-0'], ['ns/redis-1', 'ns/redis-2']]); await kubelet.heal();
 import { request } from 'node:http';
 
 export interface KubeletPod {
@@ -55,6 +57,24 @@ export class KubeletControl {
     await this.call('POST', `/nodes/${encodeURIComponent(name)}/restore`);
   }
 
+  /** The kubelet stops reporting for the node (no lease, no node or pod status, deletions not
+   * seen) while its pods keep running and serving: a kubelet cut off from the API server.
+   * restoreNode ends it. */
+  async stopReporting(name: string): Promise<void> {
+    await this.call('POST', `/nodes/${encodeURIComponent(name)}/stop-reporting`);
+  }
+
+  /** Cuts all traffic between every pair of members of different groups (pod IPs, pods as
+   * `namespace/name`, 127.0.0.1 for the host's own clients), until heal(). Resolves the rule count. */
+  async partition(groups: string[][]): Promise<number> {
+    return ((await this.call('POST', '/partition', { groups })) as { rules: number }).rules;
+  }
+
+  /** Removes every partition rule of this environment. */
+  async heal(): Promise<number> {
+    return ((await this.call('POST', '/heal')) as { rules: number }).rules;
+  }
+
   /** Pods this kubelet runs, with their process ids. */
   pods(): Promise<KubeletPod[]> {
     return this.call('GET', '/pods') as Promise<KubeletPod[]>;
@@ -69,9 +89,10 @@ export class KubeletControl {
     await this.call('POST', `/pods/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}/${action}${query}`);
   }
 
-  private call(method: string, path: string): Promise<unknown> {
+  private call(method: string, path: string, body?: unknown): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      const req = request(new URL(path, this.url), { method, timeout: 30_000 }, (res) => {
+      const headers = body === undefined ? {} : { 'content-type': 'application/json' };
+      const req = request(new URL(path, this.url), { method, timeout: 30_000, headers }, (res) => {
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => { text += chunk; });
@@ -83,7 +104,7 @@ export class KubeletControl {
       });
       req.once('timeout', () => req.destroy(new Error(`kubelet control ${method} ${path} timed out`)));
       req.once('error', reject);
-      req.end();
+      req.end(body === undefined ? undefined : JSON.stringify(body));
     });
   }
 }

@@ -1,5 +1,6 @@
 // The local kubelet: nodes with leases, pods as processes, a hostPath provisioner and the
-// control API for tests, started and stopped together.
+// control API for tests (faults: crashes, frozen pods, failed or silent nodes, partitions),
+// started and stopped together.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -11,6 +12,7 @@ import { IpAllocator } from './ip-allocator.ts';
 import { kubeClients } from './kube.ts';
 import { NodeAgent } from './node-agent.ts';
 import { localNodes } from './node-spec.ts';
+import { cut, heal, partitionTag } from './partition.ts';
 import { PodManager } from './pod-manager.ts';
 import { killLeftovers } from './process-runner.ts';
 import { Provisioner } from './provisioner.ts';
@@ -29,7 +31,10 @@ export async function startKubelet(settings: KubeletSettings, log: Logger): Prom
   if (leftovers.length > 0) log.warn({ pids: leftovers }, 'stopped processes left by an earlier kubelet');
   const binaries = { redisServer: which('redis-server'), redisCli: which('redis-cli') };
   const clients = kubeClients(settings.kubeconfig);
-  const nodes = localNodes(settings.nodes, (i) => nodeAddress(settings.podIpPrefix, i));
+  const nodes = localNodes(settings.nodes, (i) => nodeAddress(settings.podIpPrefix, i), settings.zones);
+  const tag = partitionTag(settings.envName);
+  // Rules an earlier kubelet of this environment left (it was killed before it could heal).
+  await heal(tag);
   const failed = new Set<string>();
   const pods = new PodManager({
     clients, log, stateDir, nodes: new Map(nodes.map((n) => [n.name, n.address])),
@@ -53,6 +58,22 @@ export async function startKubelet(settings: KubeletSettings, log: Logger): Prom
       await pods.failNode(name);
       return true;
     },
+    async silenceNode(name) {
+      if (!agent.fail(name)) return false;
+      pods.isolateNode(name);
+      return true;
+    },
+    partition(groups) {
+      const addressOf = (member: string) => {
+        if (!member.includes('/')) return member;
+        const [namespace = '', name = ''] = member.split('/');
+        const address = pods.find(namespace, name)?.address;
+        if (!address) throw new Error(`pod ${member} has no address on this kubelet`);
+        return address;
+      };
+      return cut(groups.map((g) => g.map(addressOf)), tag);
+    },
+    heal: () => heal(tag),
     async restoreNode(name) {
       if (!agent.has(name)) return false;
       failed.delete(name);
@@ -75,6 +96,7 @@ export async function startKubelet(settings: KubeletSettings, log: Logger): Prom
       await provisioner.stop();
       await pods.stop(3000);
       await control.close();
+      await heal(tag);
     },
   };
 }

@@ -12,9 +12,10 @@ export const zones = ['zone-a', 'zone-b', 'zone-c'];
 
 export const nodeCapacity = { cpu: '8', memory: '16Gi', pods: '110', 'ephemeral-storage': '50Gi' };
 
-export function localNodes(count: number, addressOf: (index: number) => string): LocalNode[] {
+/** Node i is in zones[i] when given (an uneven spread), else round-robin over zone-a..c. */
+export function localNodes(count: number, addressOf: (index: number) => string, zoneOf: readonly string[] = []): LocalNode[] {
   return Array.from({ length: count }, (_, i) => ({
-    name: `local-node-${i + 1}`, index: i + 1, zone: zones[i % zones.length] ?? 'zone-a', address: addressOf(i + 1),
+    name: `local-node-${i + 1}`, index: i + 1, zone: zoneOf[i] ?? zones[i % zones.length] ?? 'zone-a', address: addressOf(i + 1),
   }));
 }
 

@@ -1,5 +1,6 @@
 // Watches the pods bound to this kubelet's nodes and keeps one PodWorker per pod uid. Failing
-// a node suspends its workers (processes killed, nothing written) until it is restored.
+// a node suspends its workers (processes killed, nothing written) until it is restored;
+// isolating one leaves its processes running but writes and acts on nothing until then.
 import type { V1Pod } from '@kubernetes/client-node';
 import type { Logger } from '../../../shared/io/log.ts';
 import { inform, type KubeClients } from './kube.ts';
@@ -50,6 +51,11 @@ export class PodManager {
   async failNode(node: string): Promise<void> {
     this.failedNodes.add(node);
     await Promise.all(this.onNode(node).map((w) => w.suspend()));
+  }
+
+  isolateNode(node: string): void {
+    this.failedNodes.add(node);
+    for (const w of this.onNode(node)) w.isolate();
   }
 
   restoreNode(node: string): void {

@@ -9,7 +9,7 @@ import type { Logger } from '../../../shared/io/log.ts';
 import { ContainerRunner } from './container-runner.ts';
 import { referencedSources, resolveEnv } from './env.ts';
 import { describe, isNotFound, strategicMerge, type KubeClients } from './kube.ts';
-import { planProcess } from './process-plan.ts';
+import { planProcess, podRedisArgs } from './process-plan.ts';
 import type { BackoffSettings } from './restart-policy.ts';
 import { computeStatus, statusSignature } from './status.ts';
 import { mountMappings, prepareVolumes, removePodDir } from './volumes.ts';
@@ -87,6 +87,12 @@ export class PodWorker {
   async suspend(): Promise<void> {
     this.suspended = true;
     await Promise.all(this.containers.map((c) => c.stop(0, false)));
+  }
+
+  /** Node cut off from the API server: the processes keep running, but nothing is written and
+   * nothing started or stopped until resume(), whatever the API says meanwhile. */
+  isolate(): void {
+    this.suspended = true;
   }
 
   resume(): void {
@@ -175,7 +181,7 @@ export class PodWorker {
     const { redisCli, redisServer } = this.deps.binaries;
     const shims = {
       'redis-cli': `#!/bin/sh\n# The pod's own address stands for localhost; a later -h wins.\nexec ${redisCli} -h "$KNREDIS_POD_IP" "$@"\n`,
-      'redis-server': `#!/bin/sh\nexec ${redisServer} "$@" --bind "$KNREDIS_POD_IP" --daemonize no\n`,
+      'redis-server': `#!/bin/sh\nexec ${redisServer} "$@" ${podRedisArgs('"$KNREDIS_POD_IP"').join(' ')}\n`,
     };
     for (const [name, text] of Object.entries(shims)) {
       await writeFile(join(bin, name), text);

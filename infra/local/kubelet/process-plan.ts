@@ -64,8 +64,9 @@ export function planProcess(input: PlanInput): PlanResult {
   const allowed = family === 'redis' ? redisTools.has(tool) || shellTools.has(tool) : shellTools.has(tool);
   if (!allowed) return notRunnable(image, ` (command "${program}" is not available)`);
   const args = argv.slice(1);
-  // redis-server listens on the pod's own IP; later arguments override the config file's.
-  if (tool === 'redis-server') args.push('--bind', input.podIP, '--daemonize', 'no');
+  // redis-server listens on, and connects from, the pod's own IP (so a partition can cut pairs
+  // of pods: partition.ts); later arguments override the config file's.
+  if (tool === 'redis-server') args.push(...podRedisArgs(input.podIP));
   const workingDir = container.workingDir || defaultWorkingDir(family);
   const cwd = hostPathOf(workingDir, input.mappings) ?? `${input.rootDir}${workingDir === '/' ? '' : workingDir}`;
   const env: Record<string, string> = {};
@@ -74,6 +75,10 @@ export function planProcess(input: PlanInput): PlanResult {
   env.KNREDIS_POD_IP = input.podIP;
   env.HOME ??= cwd;
   return { ok: true, plan: { program: tool, args, cwd, env } };
+}
+
+export function podRedisArgs(podIP: string): string[] {
+  return ['--bind', podIP, '--bind-source-addr', podIP, '--daemonize', 'no'];
 }
 
 /** The Redis image's docker-entrypoint.sh: `-x`/`*.conf` first arguments run redis-server. */

@@ -100,7 +100,9 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
   async function runOne(job: Job<ReconcileJobData>, token: string | undefined): Promise<RunReturn> {
     const key = job.data.key;
     const reconcileId = randomUUID().slice(0, 8);
-    const runLog = log.child({ key, reconcileId, jobId: job.id, reason: job.data.reason });
+    const runLog = log.child({ key, reconcileId, jobId: job.id, reason: job.data.reason, pid: process.pid });
+    // With the end line below (same reconcileId), the chaos suite proves no two runs of a key overlap.
+    runLog.info('run started');
     const failures = Number(await commands.hget(keys.failures, key)) || 0;
     const readyAt = job.timestamp + (job.delay ?? 0);
     metrics?.queueDuration.observe({ name: names.queue }, Math.max(0, Date.now() - readyAt) / 1000);

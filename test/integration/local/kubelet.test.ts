@@ -10,7 +10,7 @@ import { Redis } from 'ioredis';
 import { AppsV1Api, CoreV1Api, type V1Pod, type V1StatefulSet } from '@kubernetes/client-node';
 import { KubeletControl } from '../../../infra/local/kubelet/control-client.ts';
 import { localEnvironment, waitFor, type LocalEnvironment } from '../../support/local-env.ts';
-import { isListening } from '../../support/redis-server.ts';
+import { isListening, withRedis } from '../../support/redis-server.ts';
 
 const namespace = `kubelet-${process.pid}`;
 const outOfService = { key: 'node.kubernetes.io/out-of-service', value: 'nodeshutdown', effect: 'NoExecute' };
@@ -41,15 +41,6 @@ function statefulSet(name: string, replicas: number): V1StatefulSet {
 
 const isReady = (pod: V1Pod | undefined) => pod?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
 
-async function withRedis<T>(host: string, fn: (redis: Redis) => Promise<T>): Promise<T> {
-  const redis = new Redis({ host, port: 6379, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 2000 });
-  try {
-    await redis.connect();
-    return await fn(redis);
-  } finally {
-    redis.disconnect();
-  }
-}
 
 describe('infra/local/kubelet', function () {
   this.timeout(180_000);

@@ -8,8 +8,13 @@ describe('infra/local/kubelet/cli-args', function () {
   const base = ['--kubeconfig', '/k', '--state-dir', '/s', '--nodes', '3', '--pod-ip-prefix', '127.42', '--control-port', '0'];
 
   it('reads the contract flags and fills in defaults', function () {
-    expect(parseArgs(base)).to.deep.equal({ kubeconfig: '/k', stateDir: '/s', nodes: 3, podIpPrefix: '127.42', controlPort: 0, heartbeatMs: 1000, backoffBaseMs: 1000, backoffCapMs: 10_000, logLevel: 'info' });
+    expect(parseArgs(base)).to.deep.equal({ kubeconfig: '/k', stateDir: '/s', nodes: 3, podIpPrefix: '127.42', controlPort: 0, heartbeatMs: 1000, backoffBaseMs: 1000, backoffCapMs: 10_000, logLevel: 'info', envName: 'local', zones: [] });
     expect(parseArgs([...base, '--heartbeat-ms=500']).heartbeatMs).to.equal(500);
+  });
+
+  it('reads the environment name and a zone per node', function () {
+    expect(parseArgs([...base, '--env-name', 'e1', '--zones', 'zone-a,zone-a,zone-b'])).to.include({ envName: 'e1' });
+    expect(parseArgs([...base, '--zones', 'zone-a,zone-a,zone-b']).zones).to.deep.equal(['zone-a', 'zone-a', 'zone-b']);
   });
 
   const bad: [string[], RegExp][] = [
@@ -75,6 +80,10 @@ describe('infra/local/kubelet/node-spec', function () {
       ['local-node-1', 'zone-a', '127.5.0.1'], ['local-node-2', 'zone-b', '127.5.0.2'], ['local-node-3', 'zone-c', '127.5.0.3'], ['local-node-4', 'zone-a', '127.5.0.4'],
     ]);
     expect(nodeLabels(nodes[1]!)).to.deep.include({ 'kubernetes.io/hostname': 'local-node-2', 'topology.kubernetes.io/zone': 'zone-b', 'kubernetes.io/os': 'linux' });
+  });
+
+  it('puts node i in the zone given for it (an uneven spread), the rest round-robin', function () {
+    expect(localNodes(4, (i) => `127.5.0.${i}`, ['zone-a', 'zone-a', 'zone-b']).map((n) => n.zone)).to.deep.equal(['zone-a', 'zone-a', 'zone-b', 'zone-a']);
   });
 
   it('writes lease renew times with microseconds, owned by the node', function () {

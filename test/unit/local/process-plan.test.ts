@@ -41,7 +41,7 @@ describe('infra/local/kubelet/process-plan', function () {
     expect(result).to.deep.include({ ok: true });
     if (!result.ok) return;
     expect(result.plan.program).to.equal('redis-server');
-    expect(result.plan.args).to.deep.equal(['/h/conf/redis.conf', '--cluster-announce-ip', '127.9.1.1', '--bind', '127.9.1.1', '--daemonize', 'no']);
+    expect(result.plan.args).to.deep.equal(['/h/conf/redis.conf', '--cluster-announce-ip', '127.9.1.1', '--bind', '127.9.1.1', '--bind-source-addr', '127.9.1.1', '--daemonize', 'no']);
     expect(result.plan.cwd).to.equal('/h/pv');
     expect(result.plan.env.PATH).to.equal('/h/bin:/usr/bin');
     expect(result.plan.env.KNREDIS_POD_IP).to.equal('127.9.1.1');

@@ -1,0 +1,68 @@
+// Network partitions between groups of loopback addresses, as iptables rules on INPUT (every
+// packet between pods crosses lo). Each redis-server sends from its own pod IP
+// (--bind-source-addr, process-plan.ts), so dropping A->B and B->A cuts exactly the pair A-B on
+// every port: client and cluster bus alike. 127.0.0.1 stands for everything on the host that
+// does not bind its sockets (the operator's processes, test clients, probes).
+//
+// Every rule carries the comment `knredis-<env>`; heal, the kubelet's stop and the
+// environment's stop delete the rules by that tag, so none outlives the environment.
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+export const partitionTag = (env: string) => `knredis-${env}`;
+
+/** The DROP rules that cut every pair of addresses across groups, both ways (pure). */
+export function partitionRules(groups: readonly (readonly string[])[], tag: string): string[][] {
+  const rules: string[][] = [];
+  const drop = (from: string, to: string) => ['-s', `${from}/32`, '-d', `${to}/32`, '-m', 'comment', '--comment', tag, '-j', 'DROP'];
+  groups.forEach((group, i) => {
+    for (const other of groups.slice(i + 1)) {
+      for (const a of group) for (const b of other) if (a !== b) rules.push(drop(a, b), drop(b, a));
+    }
+  });
+  return rules;
+}
+
+/** Inserts the rules; on a failure, removes what it inserted and rethrows. */
+export async function cut(groups: readonly (readonly string[])[], tag: string): Promise<number> {
+  const rules = partitionRules(groups, tag);
+  try {
+    for (const rule of rules) await run('iptables', ['-w', '-I', 'INPUT', ...rule]);
+  } catch (error) {
+    await heal(tag);
+    throw new Error(`iptables failed (the kubelet runs as root to make partitions): ${(error as Error).message}`, { cause: error });
+  }
+  return rules.length;
+}
+
+/** Deletes every INPUT rule that carries the tag; resolves how many. */
+export async function heal(tag: string): Promise<number> {
+  let listed: string;
+  try {
+    listed = (await run('iptables', ['-w', '-S', 'INPUT'])).stdout;
+  } catch {
+    return 0; // no iptables, or not allowed: then no rule of ours can exist either
+  }
+  const ours = taggedRules(listed, tag);
+  for (const rule of ours) await run('iptables', ['-w', '-D', 'INPUT', ...rule]).catch(() => {});
+  return ours.length;
+}
+
+/** The rules of `iptables -S INPUT` output that carry the tag, as argument lists for -D (pure). */
+export function taggedRules(listed: string, tag: string): string[][] {
+  return listed.split('\n')
+    .filter((line) => line.startsWith('-A INPUT ') && line.split(' ').includes(tag))
+    .map((line) => line.slice('-A INPUT '.length).split(' ').map((word) => word.replace(/^"(.*)"$/, '$1')));
+}
+
+/** heal() for process 'exit' handlers, which cannot wait. */
+export function healSync(tag: string): void {
+  try {
+    const listed = execFileSync('iptables', ['-w', '-S', 'INPUT'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    for (const rule of taggedRules(listed, tag)) {
+      try { execFileSync('iptables', ['-w', '-D', 'INPUT', ...rule], { stdio: 'ignore' }); } catch { /* gone already */ }
+    }
+  } catch { /* no iptables: no rules */ }
+}
