@@ -30,6 +30,16 @@ const cases: { name: string; all: PodPlacement[]; masters: number; replicas: num
     ],
     failovers: ['redis-3->redis-2 default', 'redis-4->redis-0 default', 'redis-5->redis-1 default'],
   },
+  {
+    // redis-5's shard lives wholly on leaving pods; redis-2 is a replica no master needs at 3x0.
+    name: '3x1 -> 3x0 with one shard wholly on leaving pods',
+    all: leaving(pods(6, 3), 3), masters: 3, replicas: 0,
+    specs: [
+      { pod: 0, slots: third[0] }, { pod: 1, slots: third[1] }, { pod: 5, slots: third[2] },
+      { pod: 2, role: 'replica', of: 0 }, { pod: 3, role: 'replica', of: 1 }, { pod: 4, role: 'replica', of: 5 },
+    ],
+    failovers: ['redis-5->redis-2 default'],
+  },
 ];
 
 describe('planHandoff (scale in after roles moved)', () => {
