@@ -100,9 +100,9 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
   async function runOne(job: Job<ReconcileJobData>, token: string | undefined): Promise<RunReturn> {
     const key = job.data.key;
     const reconcileId = randomUUID().slice(0, 8);
-    const runLog = log.child({ key, reconcileId, jobId: job.id, reason: job.data.reason, pid: process.pid });
+    const runLogger = log.child({ key, reconcileId, jobId: job.id, reason: job.data.reason, pid: process.pid });
     // With the end line below (same reconcileId), the chaos suite proves no two runs of a key overlap.
-    runLog.info('run started');
+    runLogger.info('run started');
     const failures = Number(await commands.hget(keys.failures, key)) || 0;
     const readyAt = job.timestamp + (job.delay ?? 0);
     metrics?.queueDuration.observe({ name: names.queue }, Math.max(0, Date.now() - readyAt) / 1000);
@@ -113,7 +113,7 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
     const abort = new AbortController();
     running.set(String(job.id), abort);
     try {
-      outcome = await runBounded(reconcile, key, { log: runLog, reconcileId, failures, assertOwner }, abort, settings.timeoutMs, runLog);
+      outcome = await runBounded(reconcile, key, { log: runLogger, reconcileId, failures, assertOwner }, abort, settings.timeoutMs, runLogger);
     } catch (error) {
       failure = error;
     } finally {
@@ -129,22 +129,22 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
     if (outcome) {
       await commands.hdel(keys.failures, key);
       if (outcome.kind === 'requeueAfter') await defer(job, outcome.ms, { key, reason: 'requeue' });
-      runLog.info({ outcome, ms: Math.round(seconds * 1000) }, 'reconciled');
+      runLogger.info({ outcome, ms: Math.round(seconds * 1000) }, 'reconciled');
       const result = outcome.kind === 'requeueAfter' ? 'requeue' : outcome.kind;
-      return keep({ ...run, result, ...(outcome.kind === 'requeueAfter' ? { delayMs: outcome.ms } : {}) }, outcome, runLog);
+      return keep({ ...run, result, ...(outcome.kind === 'requeueAfter' ? { delayMs: outcome.ms } : {}) }, outcome, runLogger);
     }
     metrics?.reconcileErrors.inc({ controller });
     // 2: lost ownership: not the resource's failure; whoever holds the key now goes on.
     if (failure instanceof OwnershipLostError || abort.signal.reason instanceof OwnershipLostError) {
-      runLog.warn({ err: failure }, 'run lost its key; stopped without counting a failure');
+      runLogger.warn({ err: failure }, 'run lost its key; stopped without counting a failure');
       throw failure instanceof Error ? failure : new OwnershipLostError(key);
     }
     const message = failure instanceof Error ? failure.message : String(failure);
     // 3: terminal: never retried; the next event for the key starts afresh.
     if (isTerminal(failure)) {
       await commands.hdel(keys.failures, key);
-      runLog.error({ err: failure }, 'reconcile failed for good');
-      await keep({ ...run, result: 'terminal', error: message }, undefined, runLog);
+      runLogger.error({ err: failure }, 'reconcile failed for good');
+      await keep({ ...run, result: 'terminal', error: message }, undefined, runLogger);
       throw new UnrecoverableError(`${failure.name}: ${message}`);
     }
     // 4: transient: retried after the capped backoff, or at once on the next change.
@@ -152,8 +152,8 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
     const delay = backoffDelay(count, settings.backoff, random);
     metrics?.retries.inc({ name: names.queue });
     await defer(job, delay, { key, reason: 'retry', failures: count });
-    runLog.warn({ err: failure, failures: count, retryInMs: delay }, 'reconcile failed; will retry');
-    await keep({ ...run, result: 'retry', error: message, delayMs: delay, failures: count }, undefined, runLog);
+    runLogger.warn({ err: failure, failures: count, retryInMs: delay }, 'reconcile failed; will retry');
+    await keep({ ...run, result: 'retry', error: message, delayMs: delay, failures: count }, undefined, runLogger);
     throw failure instanceof Error ? failure : new Error(message);
   }
 
