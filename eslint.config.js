@@ -3,7 +3,19 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-const ioLibraries = ['@kubernetes/client-node', 'ioredis', 'bullmq', 'express', 'cloudevents', 'pino', 'node:net', 'node:http', 'node:https', 'node:fs', 'node:child_process'];
+const ioLibraries = [
+  '@kubernetes/client-node',
+  'ioredis',
+  'bullmq',
+  'express',
+  'cloudevents',
+  'pino',
+  'node:net',
+  'node:http',
+  'node:https',
+  'node:fs',
+  'node:child_process',
+];
 
 export default tseslint.config(
   { ignores: ['node_modules/**', '.cache/**'] },
@@ -18,13 +30,33 @@ export default tseslint.config(
   {
     // Plain Node scripts that run before node_modules exists (infra/setup).
     files: ['**/*.mjs'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', performance: 'readonly', setInterval: 'readonly', clearInterval: 'readonly' } },
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        performance: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+      },
+    },
   },
   {
     files: ['shared/core/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { paths: ioLibraries.map((name) => ({ name, message: 'shared/core is pure: do I/O in shared/io or a function.', allowTypeImports: true })) }],
-      'no-restricted-globals': ['error', { name: 'process', message: 'shared/core is pure: configuration is passed in.' }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: ioLibraries.map((name) => ({
+            name,
+            message: 'shared/core is pure: do I/O in shared/io or a function.',
+            allowTypeImports: true,
+          })),
+        },
+      ],
+      'no-restricted-globals': [
+        'error',
+        { name: 'process', message: 'shared/core is pure: configuration is passed in.' },
+      ],
     },
   },
 );

@@ -23,7 +23,11 @@ export function kubeOwnerLookup(kc: KubeConfig): OwnerLookup {
   return {
     async readMeta(ref: ObjectRef) {
       try {
-        const object = await objects.read({ apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name: ref.name, namespace: ref.namespace } });
+        const object = await objects.read({
+          apiVersion: ref.apiVersion,
+          kind: ref.kind,
+          metadata: { name: ref.name, namespace: ref.namespace },
+        });
         return (object.metadata ?? {}) as ObjectMetaLike;
       } catch (error) {
         if (isNotFound(error)) return null;
@@ -34,7 +38,13 @@ export function kubeOwnerLookup(kc: KubeConfig): OwnerLookup {
       const found: string[] = [];
       for (const name of names) {
         try {
-          await custom.getNamespacedCustomObject({ group: GROUP, version: STORAGE_VERSION, namespace, plural: PLURAL, name });
+          await custom.getNamespacedCustomObject({
+            group: GROUP,
+            version: STORAGE_VERSION,
+            namespace,
+            plural: PLURAL,
+            name,
+          });
           found.push(name);
         } catch (error) {
           if (!isNotFound(error)) throw error;
@@ -49,17 +59,29 @@ export function kubeOwnerLookup(kc: KubeConfig): OwnerLookup {
 export function kubeListClusterKeys(kc: KubeConfig): () => Promise<string[]> {
   const custom = kc.makeApiClient(CustomObjectsApi);
   return async () => {
-    const list = (await custom.listClusterCustomObject({ group: GROUP, version: STORAGE_VERSION, plural: PLURAL })) as { items?: { metadata?: { namespace?: string; name?: string } }[] };
-    return (list.items ?? []).map((item) => toKey({ namespace: item.metadata?.namespace ?? '', name: item.metadata?.name ?? '' }));
+    const list = (await custom.listClusterCustomObject({ group: GROUP, version: STORAGE_VERSION, plural: PLURAL })) as {
+      items?: { metadata?: { namespace?: string; name?: string } }[];
+    };
+    return (list.items ?? []).map((item) =>
+      toKey({ namespace: item.metadata?.namespace ?? '', name: item.metadata?.name ?? '' }),
+    );
   };
 }
 
 /** One RedisCluster as stored (v1beta1), undefined when there is none: the webhooks check a scale with it. */
-export function kubeClusterReader(kc: KubeConfig): (namespace: string, name: string) => Promise<JsonObject | undefined> {
+export function kubeClusterReader(
+  kc: KubeConfig,
+): (namespace: string, name: string) => Promise<JsonObject | undefined> {
   const custom = kc.makeApiClient(CustomObjectsApi);
   return async (namespace, name) => {
     try {
-      return (await custom.getNamespacedCustomObject({ group: GROUP, version: STORAGE_VERSION, namespace, plural: PLURAL, name })) as JsonObject;
+      return (await custom.getNamespacedCustomObject({
+        group: GROUP,
+        version: STORAGE_VERSION,
+        namespace,
+        plural: PLURAL,
+        name,
+      })) as JsonObject;
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw error;

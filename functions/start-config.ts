@@ -15,13 +15,18 @@ export interface Config {
   readonly sink: string | undefined;
   readonly queue: { readonly prefix: string; readonly name: string };
   readonly worker: {
-    readonly concurrency: number; readonly timeoutMs: number; readonly lockDurationMs: number;
-    readonly stalledIntervalMs: number; readonly maxStalledCount: number; readonly backoff: BackoffPolicy;
+    readonly concurrency: number;
+    readonly timeoutMs: number;
+    readonly lockDurationMs: number;
+    readonly stalledIntervalMs: number;
+    readonly maxStalledCount: number;
+    readonly backoff: BackoffPolicy;
   };
   readonly resync: { readonly everyMs: number; readonly jitterMs: number };
   readonly ingest: { readonly maxBodyBytes: number; readonly retryAfterS: number };
   readonly dashboard: {
-    readonly token: string | undefined; readonly readOnly: boolean;
+    readonly token: string | undefined;
+    readonly readOnly: boolean;
     /** How often the queue depth is sampled for the cluster view's chart. */
     readonly sampleEveryMs: number;
   };
@@ -74,11 +79,22 @@ export function readConfig(env: Env): Config {
       lockDurationMs: int('QUEUE_LOCK_DURATION_MS', 10_000, 1_000),
       stalledIntervalMs: int('QUEUE_STALLED_INTERVAL_MS', 5_000, 100),
       maxStalledCount: int('QUEUE_MAX_STALLED_COUNT', 5, 1),
-      backoff: { baseMs: int('BACKOFF_BASE_MS', 1_000, 1), maxMs: int('BACKOFF_MAX_MS', 300_000, 1), jitter: num('BACKOFF_JITTER', 0.2) },
+      backoff: {
+        baseMs: int('BACKOFF_BASE_MS', 1_000, 1),
+        maxMs: int('BACKOFF_MAX_MS', 300_000, 1),
+        jitter: num('BACKOFF_JITTER', 0.2),
+      },
     },
     resync: { everyMs: int('RESYNC_INTERVAL_MS', 300_000, 1_000), jitterMs: int('RESYNC_JITTER_MS', 30_000, 0) },
-    ingest: { maxBodyBytes: int('INGEST_MAX_BODY_BYTES', 2 * 1024 * 1024, 1_024), retryAfterS: int('INGEST_RETRY_AFTER_S', 5, 1) },
-    dashboard: { token: env.DASHBOARD_TOKEN || undefined, readOnly: env.DASHBOARD_READ_ONLY !== 'false', sampleEveryMs: int('DASHBOARD_SAMPLE_MS', 30_000, 1_000) },
+    ingest: {
+      maxBodyBytes: int('INGEST_MAX_BODY_BYTES', 2 * 1024 * 1024, 1_024),
+      retryAfterS: int('INGEST_RETRY_AFTER_S', 5, 1),
+    },
+    dashboard: {
+      token: env.DASHBOARD_TOKEN || undefined,
+      readOnly: env.DASHBOARD_READ_ONLY !== 'false',
+      sampleEveryMs: int('DASHBOARD_SAMPLE_MS', 30_000, 1_000),
+    },
     watchNamespace: env.WATCH_NAMESPACE || undefined,
   };
   try {

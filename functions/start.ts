@@ -12,7 +12,9 @@ export const functionNames = ['ingest', 'reconcile', 'event-source', 'webhooks',
 export async function main(argv: string[], env: Readonly<Record<string, string | undefined>>): Promise<void> {
   const unknown = argv.filter((name) => !(functionNames as readonly string[]).includes(name));
   if (unknown.length > 0) {
-    console.error(`unknown function(s): ${unknown.join(', ')}\nusage: npm start -- [${functionNames.join('|')}]...  (all when none is named)`);
+    console.error(
+      `unknown function(s): ${unknown.join(', ')}\nusage: npm start -- [${functionNames.join('|')}]...  (all when none is named)`,
+    );
     process.exit(2);
   }
   const names = argv.length > 0 ? [...new Set(argv)] : [...functionNames];
@@ -38,7 +40,17 @@ export async function main(argv: string[], env: Readonly<Record<string, string |
   try {
     for (const name of names) {
       const module = (await import(`./${name}/index.ts`)) as { start: StartFunction };
-      running.push({ name, fn: await module.start({ config, log: log.child({ fn: name }), app, registry, env, addProbe: (p) => probes.push(p) }) });
+      running.push({
+        name,
+        fn: await module.start({
+          config,
+          log: log.child({ fn: name }),
+          app,
+          registry,
+          env,
+          addProbe: (p) => probes.push(p),
+        }),
+      });
     }
   } catch (error) {
     log.fatal({ err: error }, 'start-up failed');

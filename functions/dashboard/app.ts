@@ -26,7 +26,13 @@ export function dashboardRouter(options: DashboardOptions): Router {
   const adapter = new ExpressAdapter();
   adapter.setBasePath(dashboardPath);
   createBullBoard({
-    queues: [new BullMQAdapter(options.queue, { readOnlyMode: options.readOnly, allowRetries: !options.readOnly, description: 'one job per RedisCluster key (namespace/name)' })],
+    queues: [
+      new BullMQAdapter(options.queue, {
+        readOnlyMode: options.readOnly,
+        allowRetries: !options.readOnly,
+        description: 'one job per RedisCluster key (namespace/name)',
+      }),
+    ],
     // @bull-board/express and @bull-board/api are released apart; their typings drift.
     serverAdapter: adapter as unknown as Parameters<typeof createBullBoard>[0]['serverAdapter'],
     options: { uiConfig: { boardTitle: 'knredis', miscLinks: [{ text: 'RedisClusters', url: clustersPath }] } },
@@ -41,8 +47,18 @@ export function dashboardRouter(options: DashboardOptions): Router {
       // ?key=namespace/name shows that one cluster (a link to send to someone).
       const only = typeof req.query.key === 'string' ? req.query.key : undefined;
       const view = only === undefined ? all : { ...all, rows: all.rows.filter((row) => row.key === only) };
-      const page = renderClusterPage(view, { queues: dashboardPath, queueName: options.names.queue, refreshS: options.refreshS ?? 15 });
-      res.set({ 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'", 'Cache-Control': 'no-store' }).type('html').send(page);
+      const page = renderClusterPage(view, {
+        queues: dashboardPath,
+        queueName: options.names.queue,
+        refreshS: options.refreshS ?? 15,
+      });
+      res
+        .set({
+          'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'",
+          'Cache-Control': 'no-store',
+        })
+        .type('html')
+        .send(page);
     } catch (error) {
       next(error);
     }

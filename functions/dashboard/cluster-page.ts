@@ -18,7 +18,8 @@ export interface PageLinks {
 }
 
 export function renderClusterPage(view: ClusterView, links: PageLinks): string {
-  const jobsOf = (jobId: string) => `${links.queues}/queue/${encodeURIComponent(links.queueName)}/${encodeURIComponent(jobId)}`;
+  const jobsOf = (jobId: string) =>
+    `${links.queues}/queue/${encodeURIComponent(links.queueName)}/${encodeURIComponent(jobId)}`;
   const failing = view.rows.filter((r) => attentionOf(r) === 'failing').length;
   const busy = view.rows.filter((r) => attentionOf(r) === 'busy').length;
   const page = html`<!doctype html>
@@ -76,7 +77,8 @@ function operation(s: StatusSnapshot | undefined): Html {
   if (!op) return html`<span class="muted">none</span>`;
   const fraction = progressFraction(op.progress);
   return html`<b>${op.type}</b><div class="msg">${op.progress ?? ''}</div>${fraction ? bar(fraction.done, fraction.total) : ''}${
-    op.startedAt ? html`<div class="muted">since ${op.startedAt.replace('T', ' ').slice(0, 19)}</div>` : ''}`;
+    op.startedAt ? html`<div class="muted">since ${op.startedAt.replace('T', ' ').slice(0, 19)}</div>` : ''
+  }`;
 }
 
 function runs(list: readonly RunRecord[], now: number, jobsOf: (jobId: string) => string): Html {

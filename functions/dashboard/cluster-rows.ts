@@ -8,12 +8,22 @@ import type { EnqueueReason } from '../../shared/io/queue/job-options.ts';
 export type NextRun =
   | { readonly kind: 'running'; readonly jobId: string; readonly then?: FollowUp }
   | { readonly kind: 'queued'; readonly jobId: string }
-  | { readonly kind: 'delayed'; readonly at: number; readonly reason: EnqueueReason; readonly failures?: number; readonly jobId: string }
+  | {
+      readonly kind: 'delayed';
+      readonly at: number;
+      readonly reason: EnqueueReason;
+      readonly failures?: number;
+      readonly jobId: string;
+    }
   /** Nothing queued: the next event or the periodic resync runs it. */
   | { readonly kind: 'resync'; readonly at: number | undefined };
 
 /** The run stored to follow the current one: a change seen during it, or its requeue/retry. */
-export interface FollowUp { readonly reason: EnqueueReason; readonly delayMs: number; readonly failures?: number }
+export interface FollowUp {
+  readonly reason: EnqueueReason;
+  readonly delayMs: number;
+  readonly failures?: number;
+}
 
 export interface ClusterRow {
   readonly key: string;
@@ -29,7 +39,8 @@ export type Attention = 'failing' | 'busy' | 'ok';
 export function attentionOf(row: ClusterRow): Attention {
   const last = row.runs[0];
   const degraded = row.status?.conditions?.some((c) => c.type === 'Degraded' && c.status === 'True');
-  if (last?.result === 'retry' || last?.result === 'terminal' || degraded || row.status?.phase === 'Failed') return 'failing';
+  if (last?.result === 'retry' || last?.result === 'terminal' || degraded || row.status?.phase === 'Failed')
+    return 'failing';
   const ready = row.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
   return ready && !row.status?.operation ? 'ok' : 'busy';
 }
@@ -46,16 +57,28 @@ export function describeNext(next: NextRun, now: number): string {
     case 'running': {
       const then = next.then;
       if (!then) return 'running now';
-      return then.delayMs > 0 ? `running now; then again after ${formatMs(then.delayMs)} (${why(then)})` : 'running now; then once more for a change';
+      return then.delayMs > 0
+        ? `running now; then again after ${formatMs(then.delayMs)} (${why(then)})`
+        : 'running now; then once more for a change';
     }
-    case 'queued': return 'queued, runs next';
-    case 'delayed': return `${next.at <= now ? 'due now' : `in ${formatMs(next.at - now)}`} (${why(next)})`;
-    case 'resync': return next.at === undefined ? 'on the next change or resync' : `on the next change, or the resync ${next.at <= now ? 'due now' : `in ${formatMs(next.at - now)}`}`;
+    case 'queued':
+      return 'queued, runs next';
+    case 'delayed':
+      return `${next.at <= now ? 'due now' : `in ${formatMs(next.at - now)}`} (${why(next)})`;
+    case 'resync':
+      return next.at === undefined
+        ? 'on the next change or resync'
+        : `on the next change, or the resync ${next.at <= now ? 'due now' : `in ${formatMs(next.at - now)}`}`;
   }
 }
 
 function why(next: { reason: EnqueueReason; failures?: number | undefined }): string {
-  return { requeue: 'requeue-after', retry: `backoff after failure ${next.failures ?? '?'}`, resync: 'resync', event: 'a change' }[next.reason];
+  return {
+    requeue: 'requeue-after',
+    retry: `backoff after failure ${next.failures ?? '?'}`,
+    resync: 'resync',
+    event: 'a change',
+  }[next.reason];
 }
 
 /** "1200/5461" in an operation's progress, as a fraction for a progress bar. */

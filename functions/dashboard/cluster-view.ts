@@ -30,16 +30,27 @@ export async function readClusterView({ queue, redis, names }: QueueSource, now:
   const keys = queueKeys(names);
   const runs = runLog(redis, names);
   const [log, active, waiting, delayed, scheduler, counts] = await Promise.all([
-    runs.read(now), queue.getJobs(['active']), queue.getJobs(['waiting', 'prioritized']), queue.getJobs(['delayed']),
-    queue.getJobScheduler(resyncSchedulerId), queue.getJobCounts(...depthStates, 'failed'),
+    runs.read(now),
+    queue.getJobs(['active']),
+    queue.getJobs(['waiting', 'prioritized']),
+    queue.getJobs(['delayed']),
+    queue.getJobScheduler(resyncSchedulerId),
+    queue.getJobCounts(...depthStates, 'failed'),
   ]);
   const next = new Map<string, NextRun>();
   // Least definite first, so a running key is shown as running whatever else is queued for it.
   for (const job of delayed) {
     if (!isReconcileJob(job.name, job.data)) continue;
-    next.set(job.data.key, { kind: 'delayed', at: job.timestamp + (job.delay ?? 0), reason: job.data.reason, failures: job.data.failures, jobId: String(job.id) });
+    next.set(job.data.key, {
+      kind: 'delayed',
+      at: job.timestamp + (job.delay ?? 0),
+      reason: job.data.reason,
+      failures: job.data.failures,
+      jobId: String(job.id),
+    });
   }
-  for (const job of waiting) if (isReconcileJob(job.name, job.data)) next.set(job.data.key, { kind: 'queued', jobId: String(job.id) });
+  for (const job of waiting)
+    if (isReconcileJob(job.name, job.data)) next.set(job.data.key, { kind: 'queued', jobId: String(job.id) });
   for (const job of active) {
     if (!isReconcileJob(job.name, job.data)) continue;
     const then = followUpOf(await redis.hmget(keys.dedupNext(dedupIdOf(job.data.key)), 'data', 'opts'));
@@ -49,7 +60,13 @@ export async function readClusterView({ queue, redis, names }: QueueSource, now:
   const rows = new Map<string, ClusterRow>(log.keys.map((h) => [h.key, { ...h, next: next.get(h.key) ?? resync }]));
   // A key queued but never run yet still gets its row.
   for (const [key, n] of next) if (!rows.has(key)) rows.set(key, { key, status: undefined, runs: [], next: n });
-  return { now, rows: sortRows([...rows.values()]), timeline: log.timeline, depth: [...log.depth, depthSample(counts, now)], failedJobs: counts.failed ?? 0 };
+  return {
+    now,
+    rows: sortRows([...rows.values()]),
+    timeline: log.timeline,
+    depth: [...log.depth, depthSample(counts, now)],
+    failedJobs: counts.failed ?? 0,
+  };
 }
 
 /** BullMQ's stored "next job" of a running key (data and opts as JSON), if there is one. */

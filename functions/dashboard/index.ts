@@ -15,11 +15,26 @@ export const start: StartFunction = async ({ config, app, registry, addProbe, lo
   const names = { prefix: config.queue.prefix, queue: config.queue.name };
   const redis = producerConnection(redisUrl);
   const queue = createReconcileQueue({ connection: redis, names });
-  app.use(dashboardRouter({ queue: queue.bull, redis, names, readOnly: config.dashboard.readOnly, token: config.dashboard.token }));
+  app.use(
+    dashboardRouter({
+      queue: queue.bull,
+      redis,
+      names,
+      readOnly: config.dashboard.readOnly,
+      token: config.dashboard.token,
+    }),
+  );
   const sampler = startDepthSampler(queue.bull, runLog(redis, names), config.dashboard.sampleEveryMs, log);
   registerQueueGauges(registry, config.queue.name, () => queue.bull.getJobCounts());
   addProbe({ name: 'dashboard-redis', check: () => queue.ping().then(() => true) });
-  log.info({ paths: [dashboardPath, clustersPath], readOnly: config.dashboard.readOnly, token: config.dashboard.token ? 'required' : 'none' }, 'dashboard mounted');
+  log.info(
+    {
+      paths: [dashboardPath, clustersPath],
+      readOnly: config.dashboard.readOnly,
+      token: config.dashboard.token ? 'required' : 'none',
+    },
+    'dashboard mounted',
+  );
   return {
     async close() {
       sampler.stop();

@@ -16,7 +16,8 @@ export const start: StartFunction = async ({ config, log }) => {
   const backoff = { baseMs: 200, maxMs: 30_000, jitter: 0.2 };
   const send = sinkSender({ url: sink, backoff, maxAttempts: 10, timeoutMs: 10_000, log });
   const watches = watchedResources(config.watchNamespace).map((resource) =>
-    watchResource(kc, resource, (object, verb) => void send(toCloudEvent(object, verb, source)), backoff, log));
+    watchResource(kc, resource, (object, verb) => void send(toCloudEvent(object, verb, source)), backoff, log),
+  );
   log.info({ sink: new URL(sink).origin, resources: watches.length }, 'event source watching');
   return {
     async close() {

@@ -82,10 +82,14 @@ export function startListWatch(options: ListWatchOptions): { stop(): Promise<voi
       let events = 0;
       try {
         if (version === undefined) version = await relist();
-        await client.watch(version, (event) => {
-          events++;
-          version = apply(event) ?? version;
-        }, stopping.signal);
+        await client.watch(
+          version,
+          (event) => {
+            events++;
+            version = apply(event) ?? version;
+          },
+          stopping.signal,
+        );
         if (events > 0) {
           failures = 0;
           expiredInARow = 0;

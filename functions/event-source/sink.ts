@@ -39,7 +39,9 @@ export function sinkSender(options: SinkOptions): Send & { stop(): void } {
       let atLeastMs = 0;
       try {
         const res = await fetch(url, {
-          method: 'POST', headers: message.headers as Record<string, string>, body: String(message.body),
+          method: 'POST',
+          headers: message.headers as Record<string, string>,
+          body: String(message.body),
           signal: AbortSignal.any([stopping.signal, AbortSignal.timeout(options.timeoutMs)]),
         });
         await res.arrayBuffer();
@@ -53,9 +55,14 @@ export function sinkSender(options: SinkOptions): Send & { stop(): void } {
       } catch (error) {
         log.debug({ ...about, err: error, attempt }, 'sink unreachable; retrying');
       }
-      if (attempt < maxAttempts) await sleep(Math.min(Math.max(backoffDelay(attempt, backoff, random), atLeastMs), backoff.maxMs), stopping.signal);
+      if (attempt < maxAttempts)
+        await sleep(
+          Math.min(Math.max(backoffDelay(attempt, backoff, random), atLeastMs), backoff.maxMs),
+          stopping.signal,
+        );
     }
-    if (!stopping.signal.aborted) log.warn({ ...about, attempts: maxAttempts }, 'event dropped after retries; the resync will catch up');
+    if (!stopping.signal.aborted)
+      log.warn({ ...about, attempts: maxAttempts }, 'event dropped after retries; the resync will catch up');
     return false;
   };
   return Object.assign(send, { stop: () => stopping.abort() });

@@ -4,7 +4,11 @@ export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(done, ms);
-    function done() { clearTimeout(timer); signal.removeEventListener('abort', done); resolve(); }
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
     signal.addEventListener('abort', done, { once: true });
   });
 }

@@ -19,7 +19,10 @@ export interface ListWatchClient {
 /** An error status from the API server, as an HTTP reply or an ERROR watch event. */
 export class WatchError extends Error {
   override readonly name = 'WatchError';
-  constructor(readonly code: number, message: string) {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -42,7 +45,11 @@ export interface WatchClientOptions {
   readonly timeoutSeconds: number;
 }
 
-export function watchClient(watch: Pick<Watch, 'watch'>, list: () => Promise<KubernetesListObject<KubernetesObject>>, options: WatchClientOptions): ListWatchClient {
+export function watchClient(
+  watch: Pick<Watch, 'watch'>,
+  list: () => Promise<KubernetesListObject<KubernetesObject>>,
+  options: WatchClientOptions,
+): ListWatchClient {
   return {
     async list() {
       const result = await list();
@@ -52,7 +59,10 @@ export function watchClient(watch: Pick<Watch, 'watch'>, list: () => Promise<Kub
       return new Promise<void>((resolve, reject) => {
         let request: AbortController | undefined;
         let settled = false;
-        const guard = setTimeout(() => finish(new Error(`watch of ${options.path} not ended by the server after ${options.timeoutSeconds}s`)), (options.timeoutSeconds + 30) * 1000);
+        const guard = setTimeout(
+          () => finish(new Error(`watch of ${options.path} not ended by the server after ${options.timeoutSeconds}s`)),
+          (options.timeoutSeconds + 30) * 1000,
+        );
         const onAbort = () => finish();
         function finish(error?: unknown) {
           if (settled) return;
@@ -65,16 +75,28 @@ export function watchClient(watch: Pick<Watch, 'watch'>, list: () => Promise<Kub
         }
         if (signal.aborted) return finish();
         signal.addEventListener('abort', onAbort, { once: true });
-        const params: Record<string, string | number | boolean> = { resourceVersion, allowWatchBookmarks: true, timeoutSeconds: options.timeoutSeconds };
+        const params: Record<string, string | number | boolean> = {
+          resourceVersion,
+          allowWatchBookmarks: true,
+          timeoutSeconds: options.timeoutSeconds,
+        };
         if (options.labelSelector) params.labelSelector = options.labelSelector;
-        watch.watch(options.path, params, (type: string, object: KubernetesObject & { code?: number; message?: string }) => {
-          if (settled) return;
-          if (type === 'ERROR') return finish(new WatchError(object.code ?? 500, object.message ?? 'watch error'));
-          if (type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED' || type === 'BOOKMARK') onEvent({ type, object });
-        }, (error: unknown) => finish(error ?? undefined)).then((controller) => {
-          request = controller;
-          if (settled) controller.abort();
-        }, finish);
+        watch
+          .watch(
+            options.path,
+            params,
+            (type: string, object: KubernetesObject & { code?: number; message?: string }) => {
+              if (settled) return;
+              if (type === 'ERROR') return finish(new WatchError(object.code ?? 500, object.message ?? 'watch error'));
+              if (type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED' || type === 'BOOKMARK')
+                onEvent({ type, object });
+            },
+            (error: unknown) => finish(error ?? undefined),
+          )
+          .then((controller) => {
+            request = controller;
+            if (settled) controller.abort();
+          }, finish);
       });
     },
   };

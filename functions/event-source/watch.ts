@@ -9,13 +9,38 @@ import type { WatchedResource } from './watched.ts';
 
 export type { OnChange } from './list-watch.ts';
 
-export function watchResource(kc: KubeConfig, resource: WatchedResource, onChange: OnChange, backoff: BackoffPolicy, log: Logger): { stop(): Promise<void> } {
+export function watchResource(
+  kc: KubeConfig,
+  resource: WatchedResource,
+  onChange: OnChange,
+  backoff: BackoffPolicy,
+  log: Logger,
+): { stop(): Promise<void> } {
   const objects = KubernetesObjectApi.makeApiClient(kc);
   const namespace = /\/namespaces\/([^/]+)\//.exec(resource.path)?.[1];
-  const list = () => objects.list(resource.apiVersion, resource.kind, namespace, undefined, undefined, undefined, undefined, resource.labelSelector);
+  const list = () =>
+    objects.list(
+      resource.apiVersion,
+      resource.kind,
+      namespace,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      resource.labelSelector,
+    );
   // Like client-go: each watch asks the server to end it after 5 to 10 minutes.
   const timeoutSeconds = 300 + Math.floor(Math.random() * 300);
-  const client = watchClient(new Watch(kc), list, { path: resource.path, labelSelector: resource.labelSelector, timeoutSeconds });
+  const client = watchClient(new Watch(kc), list, {
+    path: resource.path,
+    labelSelector: resource.labelSelector,
+    timeoutSeconds,
+  });
   const typed = (o: KubernetesObject) => ({ ...o, apiVersion: resource.apiVersion, kind: resource.kind });
-  return startListWatch({ client, onChange: (o, verb) => onChange(typed(o), verb), backoff, log: log.child({ kind: resource.kind }) });
+  return startListWatch({
+    client,
+    onChange: (o, verb) => onChange(typed(o), verb),
+    backoff,
+    log: log.child({ kind: resource.kind }),
+  });
 }

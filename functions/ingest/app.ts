@@ -23,42 +23,63 @@ export interface IngestOptions {
 export function ingestRouter(options: IngestOptions): Router {
   const { enqueue, lookup, log } = options;
   const router = express.Router();
-  router.post('/', express.raw({ type: () => true, limit: options.maxBodyBytes }), async (req: Request, res: Response) => {
-    const body = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
-    let events;
-    try {
-      events = parseEvents(req.headers, body);
-    } catch (error) {
-      if (error instanceof InvalidEventError) return sendError(res, 400, 'invalid-event', error.message);
-      throw error;
-    }
-    const keys = new Set<string>();
-    for (const event of events) {
-      let mapping;
+  router.post(
+    '/',
+    express.raw({ type: () => true, limit: options.maxBodyBytes }),
+    async (req: Request, res: Response) => {
+      const body = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
+      let events;
       try {
-        mapping = await toKeys(event, lookup);
+        events = parseEvents(req.headers, body);
       } catch (error) {
-        log.warn({ err: error }, 'owner lookup failed');
-        return sendError(res, 503, 'lookup-unavailable', 'the Kubernetes API could not be asked who owns the object; retry later', { 'Retry-After': String(options.retryAfterS) });
+        if (error instanceof InvalidEventError) return sendError(res, 400, 'invalid-event', error.message);
+        throw error;
       }
-      if ('unrelated' in mapping) return sendError(res, 400, 'unrelated-event', mapping.unrelated);
-      for (const key of mapping.keys) keys.add(key);
-    }
-    try {
-      for (const key of keys) await enqueue(key);
-    } catch (error) {
-      log.warn({ err: error }, 'queue unavailable');
-      return sendError(res, 503, 'queue-unavailable', 'the reconcile queue is unreachable; retry later', { 'Retry-After': String(options.retryAfterS) });
-    }
-    log.debug({ keys: [...keys], events: events.length }, 'queued');
-    res.status(202).json({ keys: [...keys] });
-  });
+      const keys = new Set<string>();
+      for (const event of events) {
+        let mapping;
+        try {
+          mapping = await toKeys(event, lookup);
+        } catch (error) {
+          log.warn({ err: error }, 'owner lookup failed');
+          return sendError(
+            res,
+            503,
+            'lookup-unavailable',
+            'the Kubernetes API could not be asked who owns the object; retry later',
+            { 'Retry-After': String(options.retryAfterS) },
+          );
+        }
+        if ('unrelated' in mapping) return sendError(res, 400, 'unrelated-event', mapping.unrelated);
+        for (const key of mapping.keys) keys.add(key);
+      }
+      try {
+        for (const key of keys) await enqueue(key);
+      } catch (error) {
+        log.warn({ err: error }, 'queue unavailable');
+        return sendError(res, 503, 'queue-unavailable', 'the reconcile queue is unreachable; retry later', {
+          'Retry-After': String(options.retryAfterS),
+        });
+      }
+      log.debug({ keys: [...keys], events: events.length }, 'queued');
+      res.status(202).json({ keys: [...keys] });
+    },
+  );
   // Body-parser errors (too large, bad encoding) as JSON; anything else is a bug: 500.
-  router.use((error: { status?: number; type?: string; message?: string }, _req: Request, res: Response, _next: NextFunction) => {
-    if (error.type === 'entity.too.large') return sendError(res, 413, 'too-large', `the body exceeds ${options.maxBodyBytes} bytes`);
-    if (error.status && error.status >= 400 && error.status < 500) return sendError(res, error.status, 'bad-request', error.message ?? 'bad request');
-    log.error({ err: error }, 'ingest failed');
-    return sendError(res, 500, 'internal', 'internal error');
-  });
+  router.use(
+    (
+      error: { status?: number; type?: string; message?: string },
+      _req: Request,
+      res: Response,
+      _next: NextFunction,
+    ) => {
+      if (error.type === 'entity.too.large')
+        return sendError(res, 413, 'too-large', `the body exceeds ${options.maxBodyBytes} bytes`);
+      if (error.status && error.status >= 400 && error.status < 500)
+        return sendError(res, error.status, 'bad-request', error.message ?? 'bad request');
+      log.error({ err: error }, 'ingest failed');
+      return sendError(res, 500, 'internal', 'internal error');
+    },
+  );
   return router;
 }

@@ -12,9 +12,21 @@ export const start: StartFunction = async ({ config, log, app, registry, addProb
   const redisUrl = required(config.redisUrl, 'REDIS_URL', 'ingest');
   const metrics = queueMetrics(registry);
   const names = { prefix: config.queue.prefix, queue: config.queue.name };
-  const queue = createReconcileQueue({ connection: producerConnection(redisUrl), names, onAdd: () => metrics.adds.inc({ name: names.queue }) });
+  const queue = createReconcileQueue({
+    connection: producerConnection(redisUrl),
+    names,
+    onAdd: () => metrics.adds.inc({ name: names.queue }),
+  });
   const lookup = kubeOwnerLookup(loadKubeConfig(config.kubeconfig));
-  app.use(ingestRouter({ enqueue: queue.enqueue, lookup, maxBodyBytes: config.ingest.maxBodyBytes, retryAfterS: config.ingest.retryAfterS, log }));
+  app.use(
+    ingestRouter({
+      enqueue: queue.enqueue,
+      lookup,
+      maxBodyBytes: config.ingest.maxBodyBytes,
+      retryAfterS: config.ingest.retryAfterS,
+      log,
+    }),
+  );
   addProbe({ name: 'queue-redis', check: () => queue.ping().then(() => true) });
   return { close: () => queue.close() };
 };

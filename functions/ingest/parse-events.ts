@@ -8,13 +8,25 @@ export class InvalidEventError extends Error {
 }
 
 /** CloudEvent context attributes; everything else on an event is an extension. */
-const contextAttributes = new Set(['id', 'source', 'specversion', 'type', 'datacontenttype', 'dataschema', 'subject', 'time', 'data', 'data_base64']);
+const contextAttributes = new Set([
+  'id',
+  'source',
+  'specversion',
+  'type',
+  'datacontenttype',
+  'dataschema',
+  'subject',
+  'time',
+  'data',
+  'data_base64',
+]);
 
 export function parseEvents(headers: Record<string, string | string[] | undefined>, body: string): EventFields[] {
   let parsed: CloudEvent<unknown> | CloudEvent<unknown>[];
   try {
     // toEvent is typed as returning plain attributes; it returns CloudEvent instances.
-    parsed = HTTP.toEvent({ headers: headers as Record<string, string>, body }) as CloudEvent<unknown> | CloudEvent<unknown>[];
+    parsed = HTTP.toEvent({ headers: headers as Record<string, string>, body }) as
+      CloudEvent<unknown> | CloudEvent<unknown>[];
   } catch (error) {
     throw new InvalidEventError(`not a CloudEvent: ${describe(error)}`);
   }
@@ -41,6 +53,9 @@ function parseJson(text: string): unknown {
 }
 
 function describe(error: unknown): string {
-  if (error instanceof ValidationError) return [error.message, ...(error.errors ?? []).map((e) => (typeof e === 'string' ? e : JSON.stringify(e)))].join('; ').slice(0, 500);
+  if (error instanceof ValidationError)
+    return [error.message, ...(error.errors ?? []).map((e) => (typeof e === 'string' ? e : JSON.stringify(e)))]
+      .join('; ')
+      .slice(0, 500);
   return (error instanceof Error ? error.message : String(error)).slice(0, 500);
 }

@@ -14,9 +14,21 @@ import { isValidRef, toKey } from '../../shared/core/resource-key.ts';
 
 /** Kinds knredis creates for a RedisCluster (group/kind; core group is empty). Secrets are left
  * out on purpose: their events would carry passwords, and the reconciler reads them itself. */
-export const childKinds: ReadonlySet<string> = new Set(['/Pod', '/Service', '/ConfigMap', '/PersistentVolumeClaim', 'apps/StatefulSet', 'policy/PodDisruptionBudget']);
+export const childKinds: ReadonlySet<string> = new Set([
+  '/Pod',
+  '/Service',
+  '/ConfigMap',
+  '/PersistentVolumeClaim',
+  'apps/StatefulSet',
+  'policy/PodDisruptionBudget',
+]);
 
-export interface ObjectRef { readonly apiVersion: string; readonly kind: string; readonly namespace: string; readonly name: string }
+export interface ObjectRef {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly namespace: string;
+  readonly name: string;
+}
 
 /** Reads what ingest needs from the API server (ref-mode events carry no metadata). */
 export interface OwnerLookup {
@@ -35,12 +47,15 @@ export interface EventFields {
 export type Mapping = { readonly keys: string[] } | { readonly unrelated: string };
 
 const groupOf = (apiVersion: string) => (apiVersion.includes('/') ? apiVersion.split('/')[0]! : '');
-const isRedisCluster = (apiVersion: string | undefined, kind: string | undefined) => kind === KIND && groupOf(apiVersion ?? '') === GROUP;
+const isRedisCluster = (apiVersion: string | undefined, kind: string | undefined) =>
+  kind === KIND && groupOf(apiVersion ?? '') === GROUP;
 const isChild = (apiVersion: string, kind: string) => childKinds.has(`${groupOf(apiVersion)}/${kind}`);
 
 /** Owner references first (set by the reconciler), then the cluster label. */
 export function ownerKeysOf(namespace: string, meta: ObjectMetaLike): string[] {
-  const owners = (meta.ownerReferences ?? []).filter((o) => isRedisCluster(o.apiVersion, o.kind) && isValidRef({ namespace, name: o.name }));
+  const owners = (meta.ownerReferences ?? []).filter(
+    (o) => isRedisCluster(o.apiVersion, o.kind) && isValidRef({ namespace, name: o.name }),
+  );
   if (owners.length > 0) return [...new Set(owners.map((o) => toKey({ namespace, name: o.name! })))];
   const label = meta.labels?.[LABEL_CLUSTER];
   return label !== undefined && isValidRef({ namespace, name: label }) ? [toKey({ namespace, name: label })] : [];
@@ -55,27 +70,40 @@ export function namePrefixes(name: string): string[] {
 export async function toKeys(event: EventFields, lookup?: OwnerLookup): Promise<Mapping> {
   const parsed = parseEventType(event.type);
   if (!parsed) return { unrelated: `unsupported event type "${event.type}"` };
-  const data = (typeof event.data === 'object' && event.data !== null ? event.data : {}) as KubeObjectLike & Partial<ObjectRef>;
+  const data = (typeof event.data === 'object' && event.data !== null ? event.data : {}) as KubeObjectLike &
+    Partial<ObjectRef>;
 
   if (parsed.mode === 'resource') {
     const namespace = data.metadata?.namespace ?? '';
     const name = data.metadata?.name ?? '';
     if (!isValidRef({ namespace, name })) return { unrelated: 'event data is not a namespaced Kubernetes object' };
     if (isRedisCluster(data.apiVersion, data.kind)) return { keys: [toKey({ namespace, name })] };
-    if (!isChild(data.apiVersion ?? '', data.kind ?? '')) return { unrelated: `kind ${data.apiVersion}/${data.kind} is not watched by knredis` };
+    if (!isChild(data.apiVersion ?? '', data.kind ?? ''))
+      return { unrelated: `kind ${data.apiVersion}/${data.kind} is not watched by knredis` };
     const keys = ownerKeysOf(namespace, data.metadata ?? {});
     return keys.length > 0 ? { keys } : { unrelated: `${data.kind} ${namespace}/${name} belongs to no RedisCluster` };
   }
 
   // Ref mode: the data is a reference (of the object, or of its controller).
-  const ref = { apiVersion: String(data.apiVersion ?? ''), kind: String(data.kind ?? ''), namespace: String(data.namespace ?? ''), name: String(data.name ?? '') };
+  const ref = {
+    apiVersion: String(data.apiVersion ?? ''),
+    kind: String(data.kind ?? ''),
+    namespace: String(data.namespace ?? ''),
+    name: String(data.name ?? ''),
+  };
   if (!isValidRef(ref)) return { unrelated: 'event data is not a reference to a namespaced object' };
   if (isRedisCluster(ref.apiVersion, ref.kind)) return { keys: [toKey(ref)] };
-  if (!isChild(ref.apiVersion, ref.kind)) return { unrelated: `kind ${ref.apiVersion}/${ref.kind} is not watched by knredis` };
-  if (!lookup) return { unrelated: 'reference-mode events of child objects need the API server lookup, which is not configured' };
+  if (!isChild(ref.apiVersion, ref.kind))
+    return { unrelated: `kind ${ref.apiVersion}/${ref.kind} is not watched by knredis` };
+  if (!lookup)
+    return { unrelated: 'reference-mode events of child objects need the API server lookup, which is not configured' };
   const meta = await lookup.readMeta(ref);
   const keys = meta
     ? ownerKeysOf(ref.namespace, meta)
-    : (await lookup.existingClusters(ref.namespace, namePrefixes(ref.name))).map((name) => toKey({ namespace: ref.namespace, name }));
-  return keys.length > 0 ? { keys } : { unrelated: `${ref.kind} ${ref.namespace}/${ref.name} belongs to no RedisCluster` };
+    : (await lookup.existingClusters(ref.namespace, namePrefixes(ref.name))).map((name) =>
+        toKey({ namespace: ref.namespace, name }),
+      );
+  return keys.length > 0
+    ? { keys }
+    : { unrelated: `${ref.kind} ${ref.namespace}/${ref.name} belongs to no RedisCluster` };
 }

@@ -45,8 +45,15 @@ export interface ClusterPassResult {
 }
 
 const reasonOf: Record<Step['kind'], string> = {
-  setConfigEpoch: 'Bootstrapping', addSlots: 'AssigningSlots', meet: 'JoiningNodes', replicate: 'AttachingReplica', migrate: 'MigratingSlots',
-  closeSlots: 'ClosingSlots', forget: 'ForgettingNode', reset: 'ResettingNode', failover: 'FailingOver',
+  setConfigEpoch: 'Bootstrapping',
+  addSlots: 'AssigningSlots',
+  meet: 'JoiningNodes',
+  replicate: 'AttachingReplica',
+  migrate: 'MigratingSlots',
+  closeSlots: 'ClosingSlots',
+  forget: 'ForgettingNode',
+  reset: 'ResettingNode',
+  failover: 'FailingOver',
 };
 
 export async function runClusterPass(input: ClusterPassInput): Promise<ClusterPassResult> {
@@ -54,27 +61,50 @@ export async function runClusterPass(input: ClusterPassInput): Promise<ClusterPa
   // 1: observe and plan
   const topology = await observe(desired.pods, input.pool);
   const plan = planCluster(desired, topology, input.now, { maxSlotsPerStep: input.maxSlotsPerStep });
-  input.log.info({ phase: plan.progress.phase, steps: plan.steps.map((s) => s.kind), problems: plan.problems.map((p) => p.code), converged: plan.converged }, plan.progress.message);
+  input.log.info(
+    {
+      phase: plan.progress.phase,
+      steps: plan.steps.map((s) => s.kind),
+      problems: plan.problems.map((p) => p.code),
+      converged: plan.converged,
+    },
+    plan.progress.message,
+  );
   // 2: apply this plan's steps, in order
   const applied: Step[] = [];
   const guard = { log: input.log, signal: input.signal, assertOwner: input.assertOwner };
   for (const step of plan.steps) {
     await applyStep(input.pool, step, guard);
     applied.push(step);
-    if (step.kind !== 'setConfigEpoch' && step.kind !== 'meet') await input.events.normal(reasonOf[step.kind], describeStep(step));
+    if (step.kind !== 'setConfigEpoch' && step.kind !== 'meet')
+      await input.events.normal(reasonOf[step.kind], describeStep(step));
   }
   const roleOf = (pod: string) => {
     const view = topology.views.find((v) => v.pod === pod);
-    return view ? myselfOf(view).role === 'master' ? 'master' as const : 'replica' as const : undefined;
+    return view ? (myselfOf(view).role === 'master' ? ('master' as const) : ('replica' as const)) : undefined;
   };
   const converged = plan.converged && applied.length === 0;
   // 3: live config on a settled cluster
   if (converged) {
-    const changed = await applyLiveConfig(input.pool, desired.pods.map((p) => p.address), liveSettable(effectiveConfig(input.spec.config)));
-    if (changed.length > 0) await input.events.normal('ConfigApplied', `applied ${changed.join(', ')} with CONFIG SET on every node, no restart`);
+    const changed = await applyLiveConfig(
+      input.pool,
+      desired.pods.map((p) => p.address),
+      liveSettable(effectiveConfig(input.spec.config)),
+    );
+    if (changed.length > 0)
+      await input.events.normal(
+        'ConfigApplied',
+        `applied ${changed.join(', ')} with CONFIG SET on every node, no restart`,
+      );
   }
   // 4: the next rolling restart, one pod a pass
-  const rollout = planRollout({ pods: input.pods, updateRevision: input.updateRevision, expectedPods: podCount(input.spec), clusterConverged: converged, roleOf });
+  const rollout = planRollout({
+    pods: input.pods,
+    updateRevision: input.updateRevision,
+    expectedPods: podCount(input.spec),
+    clusterConverged: converged,
+    roleOf,
+  });
   if (rollout.kind === 'restart') {
     const safety = isSafeToRestart(rollout.pod, desired, topology, input.now);
     if (!safety.safe && safety.failover) {
@@ -85,7 +115,10 @@ export async function runClusterPass(input: ClusterPassInput): Promise<ClusterPa
       input.signal.throwIfAborted();
       await input.assertOwner();
       await input.restartPod(rollout.pod);
-      await input.events.normal('RollingUpdate', `restarting ${rollout.pod} (${rollout.role}) with the new pod template; ${rollout.outdated - 1} more to go`);
+      await input.events.normal(
+        'RollingUpdate',
+        `restarting ${rollout.pod} (${rollout.role}) with the new pod template; ${rollout.outdated - 1} more to go`,
+      );
     }
   }
   return { plan, topology, applied, rollout };

@@ -11,7 +11,12 @@ export interface Recorder {
   warning(reason: string, message: string): Promise<void>;
 }
 
-export function recorder(kube: KubeClient, cluster: RedisCluster, log: Logger, clock: () => Date = () => new Date()): Recorder {
+export function recorder(
+  kube: KubeClient,
+  cluster: RedisCluster,
+  log: Logger,
+  clock: () => Date = () => new Date(),
+): Recorder {
   const { name = '', namespace = '', uid = '' } = cluster.metadata;
   const emit = async (type: 'Normal' | 'Warning', reason: string, message: string) => {
     const now = clock().toISOString();
@@ -22,8 +27,15 @@ export function recorder(kube: KubeClient, cluster: RedisCluster, log: Logger, c
         namespace,
         body: {
           involvedObject: { apiVersion: cluster.apiVersion, kind: cluster.kind, name, namespace, uid },
-          type, reason, message: text, count: 1, firstTimestamp: now, lastTimestamp: now,
-          source: { component: 'knredis' }, reportingComponent: 'knredis', reportingInstance: 'knredis',
+          type,
+          reason,
+          message: text,
+          count: 1,
+          firstTimestamp: now,
+          lastTimestamp: now,
+          source: { component: 'knredis' },
+          reportingComponent: 'knredis',
+          reportingInstance: 'knredis',
         },
       });
     } catch (error) {

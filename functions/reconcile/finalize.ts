@@ -21,7 +21,10 @@ async function ownedClaims(kube: KubeClient, namespace: string, cluster: string)
   const sts = childNames(cluster).statefulSet;
   // The StatefulSet may be gone already (foreground deletion); its one template is DATA_VOLUME.
   const existing = await kube.read<V1StatefulSet>('apps/v1', 'StatefulSet', namespace, sts);
-  const templates = [DATA_VOLUME, ...(existing?.spec?.volumeClaimTemplates ?? []).map((t) => t.metadata?.name ?? DATA_VOLUME)];
+  const templates = [
+    DATA_VOLUME,
+    ...(existing?.spec?.volumeClaimTemplates ?? []).map((t) => t.metadata?.name ?? DATA_VOLUME),
+  ];
   const labelled = await kube.listClaims(namespace, ownedSelector(cluster));
   return labelled.filter((claim) => claimOrdinal(templates, sts, claim.metadata?.name ?? '') !== undefined);
 }
@@ -33,11 +36,26 @@ export async function finalize(kube: KubeClient, cluster: RedisCluster, events: 
   const namespace = cluster.metadata.namespace ?? '';
   const claims = await ownedClaims(kube, namespace, cluster.metadata.name ?? '');
   if (reclaim === 'Delete') {
-    for (const claim of claims) await kube.delete({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: claim.metadata?.name ?? '', namespace } });
-    if (claims.length > 0) await events.normal('DeletedVolumes', `deleted ${claims.length} PersistentVolumeClaim(s) (spec.storage.reclaim: Delete)`);
+    for (const claim of claims)
+      await kube.delete({
+        apiVersion: 'v1',
+        kind: 'PersistentVolumeClaim',
+        metadata: { name: claim.metadata?.name ?? '', namespace },
+      });
+    if (claims.length > 0)
+      await events.normal(
+        'DeletedVolumes',
+        `deleted ${claims.length} PersistentVolumeClaim(s) (spec.storage.reclaim: Delete)`,
+      );
   } else if (claims.length > 0) {
-    await events.normal('RetainedVolumes', `kept ${claims.length} PersistentVolumeClaim(s) (spec.storage.reclaim: Retain)`);
+    await events.normal(
+      'RetainedVolumes',
+      `kept ${claims.length} PersistentVolumeClaim(s) (spec.storage.reclaim: Retain)`,
+    );
   }
   log.info({ reclaim, claims: claims.length }, 'finalized');
-  await kube.setFinalizers(cluster, finalizers.filter((f) => f !== FINALIZER));
+  await kube.setFinalizers(
+    cluster,
+    finalizers.filter((f) => f !== FINALIZER),
+  );
 }

@@ -11,9 +11,14 @@ export const start: StartFunction = async ({ config, log, registry }) => {
   const kubeConfig = loadKubeConfig(config.kubeconfig);
   const reconcile = createReconcile({ kubeConfig, log });
   const worker = await startWorker({
-    reconcile, listKeys: kubeListClusterKeys(kubeConfig), redisUrl,
+    reconcile,
+    listKeys: kubeListClusterKeys(kubeConfig),
+    redisUrl,
     names: { prefix: config.queue.prefix, queue: config.queue.name },
-    settings: config.worker, resync: config.resync, log, registry,
+    settings: config.worker,
+    resync: config.resync,
+    log,
+    registry,
   });
   return { close: () => worker.close() };
 };

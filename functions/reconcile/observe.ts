@@ -1,7 +1,16 @@
 // Observe: everything one pass needs from Kubernetes, as plain data. Reads only; the pods,
 // nodes and children of one RedisCluster, and the auth password (kept out of the result's
 // printable parts: it travels only to the Redis connection).
-import type { V1ConfigMap, V1Node, V1PersistentVolumeClaim, V1Pod, V1PodDisruptionBudget, V1Secret, V1Service, V1StatefulSet } from '@kubernetes/client-node';
+import type {
+  V1ConfigMap,
+  V1Node,
+  V1PersistentVolumeClaim,
+  V1Pod,
+  V1PodDisruptionBudget,
+  V1Secret,
+  V1Service,
+  V1StatefulSet,
+} from '@kubernetes/client-node';
 import { ownedSelector } from '../../shared/core/api/group.ts';
 import type { RedisCluster } from '../../shared/core/api/v1beta1.ts';
 import type { Observed, ObservedClaim, ObservedPod } from '../../shared/core/reconcile/observed.ts';
@@ -18,26 +27,29 @@ export interface AuthRef {
 
 export function authRefOf(cluster: RedisCluster): AuthRef {
   const ref = cluster.spec.auth?.secretRef;
-  return ref ? { name: ref.name, key: ref.key ?? PASSWORD_KEY, external: true } : { name: childNames(cluster.metadata.name ?? '').generatedSecret, key: PASSWORD_KEY, external: false };
+  return ref
+    ? { name: ref.name, key: ref.key ?? PASSWORD_KEY, external: true }
+    : { name: childNames(cluster.metadata.name ?? '').generatedSecret, key: PASSWORD_KEY, external: false };
 }
 
 export async function observeChildren(kube: KubeClient, cluster: RedisCluster, now: number): Promise<Observed> {
   const namespace = cluster.metadata.namespace ?? '';
   const names = childNames(cluster.metadata.name ?? '');
   const auth = authRefOf(cluster);
-  const [statefulSet, configMap, headlessService, clientService, podDisruptionBudget, secret, pods, nodes, claims] = await Promise.all([
-    kube.read<V1StatefulSet>('apps/v1', 'StatefulSet', namespace, names.statefulSet),
-    kube.read<V1ConfigMap>('v1', 'ConfigMap', namespace, names.configMap),
-    kube.read<V1Service>('v1', 'Service', namespace, names.headlessService),
-    kube.read<V1Service>('v1', 'Service', namespace, names.clientService),
-    kube.read<V1PodDisruptionBudget>('policy/v1', 'PodDisruptionBudget', namespace, names.podDisruptionBudget),
-    kube.read<V1Secret>('v1', 'Secret', namespace, auth.name),
-    // By the labels only knredis' own pods and claims carry: another workload's, with the
-    // recommended labels and a name like ours, must never be restarted, deleted or annotated.
-    kube.listPods(namespace, ownedSelector(cluster.metadata.name ?? '')),
-    kube.listNodes(),
-    kube.listClaims(namespace, ownedSelector(cluster.metadata.name ?? '')),
-  ]);
+  const [statefulSet, configMap, headlessService, clientService, podDisruptionBudget, secret, pods, nodes, claims] =
+    await Promise.all([
+      kube.read<V1StatefulSet>('apps/v1', 'StatefulSet', namespace, names.statefulSet),
+      kube.read<V1ConfigMap>('v1', 'ConfigMap', namespace, names.configMap),
+      kube.read<V1Service>('v1', 'Service', namespace, names.headlessService),
+      kube.read<V1Service>('v1', 'Service', namespace, names.clientService),
+      kube.read<V1PodDisruptionBudget>('policy/v1', 'PodDisruptionBudget', namespace, names.podDisruptionBudget),
+      kube.read<V1Secret>('v1', 'Secret', namespace, auth.name),
+      // By the labels only knredis' own pods and claims carry: another workload's, with the
+      // recommended labels and a name like ours, must never be restarted, deleted or annotated.
+      kube.listPods(namespace, ownedSelector(cluster.metadata.name ?? '')),
+      kube.listNodes(),
+      kube.listClaims(namespace, ownedSelector(cluster.metadata.name ?? '')),
+    ]);
   const nodeByName = new Map(nodes.map((n) => [n.metadata?.name ?? '', n]));
   return {
     children: { statefulSet, configMap, headlessService, clientService, podDisruptionBudget, secret },
@@ -56,18 +68,21 @@ function toObservedPod(pod: V1Pod, statefulSet: string, nodes: Map<string, V1Nod
   const ip = pod.status?.podIP;
   const revision = pod.metadata?.labels?.['controller-revision-hash'];
   const lost = nodeName ? nodeLostSince(node, now) : undefined;
-  return [{
-    name, ordinal,
-    ...(ip ? { ip } : {}),
-    ...(nodeName ? { nodeName } : {}),
-    ...(zone ? { zone } : {}),
-    ...(pod.status?.phase ? { phase: pod.status.phase } : {}),
-    ...(revision ? { revision } : {}),
-    ...(lost !== undefined ? { nodeLostSince: lost } : {}),
-    ready: pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false,
-    terminating: !!pod.metadata?.deletionTimestamp,
-    restartCount: pod.status?.containerStatuses?.reduce((n, c) => n + (c.restartCount ?? 0), 0) ?? 0,
-  }];
+  return [
+    {
+      name,
+      ordinal,
+      ...(ip ? { ip } : {}),
+      ...(nodeName ? { nodeName } : {}),
+      ...(zone ? { zone } : {}),
+      ...(pod.status?.phase ? { phase: pod.status.phase } : {}),
+      ...(revision ? { revision } : {}),
+      ...(lost !== undefined ? { nodeLostSince: lost } : {}),
+      ready: pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false,
+      terminating: !!pod.metadata?.deletionTimestamp,
+      restartCount: pod.status?.containerStatuses?.reduce((n, c) => n + (c.restartCount ?? 0), 0) ?? 0,
+    },
+  ];
 }
 
 /** Since when the node has not been Ready (a deleted node: now), or undefined when it is. */

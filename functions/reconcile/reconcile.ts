@@ -43,7 +43,13 @@ export function createReconcile(deps: ReconcilerDeps): Reconcile {
   return (key, context) => reconcileOnce(kube, key, context, clock, deps.maxSlotsPerStep ?? 2048);
 }
 
-async function reconcileOnce(kube: KubeClient, key: string, context: ReconcileContext, clock: () => number, maxSlotsPerStep: number): Promise<Outcome> {
+async function reconcileOnce(
+  kube: KubeClient,
+  key: string,
+  context: ReconcileContext,
+  clock: () => number,
+  maxSlotsPerStep: number,
+): Promise<Outcome> {
   const { namespace, name } = fromKey(key);
   const log = context.log;
   // 1: load the object; a deleted one needs nothing more
@@ -61,17 +67,32 @@ async function reconcileOnce(kube: KubeClient, key: string, context: ReconcileCo
   const spec = withDefaults(cluster.spec);
   const now = clock();
   const observed = await observeChildren(kube, cluster, now);
-  const statusBase = { name, generation: cluster.metadata.generation ?? 0, previous: cluster.status, expectedPods: podCount(spec), pods: observed.pods, now: new Date(now).toISOString() };
+  const statusBase = {
+    name,
+    generation: cluster.metadata.generation ?? 0,
+    previous: cluster.status,
+    expectedPods: podCount(spec),
+    pods: observed.pods,
+    now: new Date(now).toISOString(),
+  };
   // 4: paused: report, change nothing
   if (spec.paused) {
-    const status = await writeStatus(kube, cluster, pausedStatus(cluster.status, statusBase.generation, statusBase.now));
+    const status = await writeStatus(
+      kube,
+      cluster,
+      pausedStatus(cluster.status, statusBase.generation, statusBase.now),
+    );
     return noted(done(), { summary: 'paused (spec.paused)', status: snapshotOf(status) });
   }
   const auth = authRefOf(cluster);
   if (auth.external && !passwordOf(observed.children.secret, auth.key)) {
     const message = `Secret ${auth.name} with key ${auth.key} (spec.auth.secretRef) was not found`;
     await events.warning('AuthSecretMissing', message);
-    const status = await writeStatus(kube, cluster, computeStatus({ ...statusBase, topology: undefined, plan: undefined, paused: false, error: message }));
+    const status = await writeStatus(
+      kube,
+      cluster,
+      computeStatus({ ...statusBase, topology: undefined, plan: undefined, paused: false, error: message }),
+    );
     return noted(requeueAfter(10_000), { summary: message, status: snapshotOf(status) });
   }
   // 5: children; the StatefulSet keeps nodes being drained until the engine lets them go
@@ -84,15 +105,37 @@ async function reconcileOnce(kube: KubeClient, key: string, context: ReconcileCo
   const formed = (cluster.status?.slotsCovered ?? 0) > 0 || (cluster.status?.shards?.length ?? 0) > 0;
   const readyPods = observed.pods.filter((p) => p.ready && !p.terminating).length;
   if (!formed && readyPods < podCount(spec)) {
-    const status = await writeStatus(kube, cluster, computeStatus({ ...statusBase, topology: undefined, plan: undefined, paused: false, activity: { type: 'Create', message: `waiting for pods: ${readyPods}/${podCount(spec)} ready` } }));
-    return noted(requeueAfter(1_000), { summary: status.operation?.progress ?? 'waiting for pods', status: snapshotOf(status) });
+    const status = await writeStatus(
+      kube,
+      cluster,
+      computeStatus({
+        ...statusBase,
+        topology: undefined,
+        plan: undefined,
+        paused: false,
+        activity: { type: 'Create', message: `waiting for pods: ${readyPods}/${podCount(spec)} ready` },
+      }),
+    );
+    return noted(requeueAfter(1_000), {
+      summary: status.operation?.progress ?? 'waiting for pods',
+      status: snapshotOf(status),
+    });
   }
   const pool = new NodePool({ auth: { password }, commandTimeoutMs: 60_000 });
   let pass: ClusterPassResult;
   try {
     pass = await runClusterPass({
-      spec, pods: observed.pods, claims: observed.claims, updateRevision: written.includes('StatefulSet') ? undefined : updateRevisionOf(observed.children.statefulSet), pool, log, events, now, maxSlotsPerStep,
-      signal: context.signal, assertOwner: context.assertOwner,
+      spec,
+      pods: observed.pods,
+      claims: observed.claims,
+      updateRevision: written.includes('StatefulSet') ? undefined : updateRevisionOf(observed.children.statefulSet),
+      pool,
+      log,
+      events,
+      now,
+      maxSlotsPerStep,
+      signal: context.signal,
+      assertOwner: context.assertOwner,
       restartPod: (pod) => kube.delete({ apiVersion: 'v1', kind: 'Pod', metadata: { name: pod, namespace } }),
     });
   } catch (error) {
@@ -117,28 +160,63 @@ async function reconcileOnce(kube: KubeClient, key: string, context: ReconcileCo
   for (const pod of podsToForceDelete(observed.pods, pass.topology, now)) {
     await context.assertOwner();
     await kube.delete({ apiVersion: 'v1', kind: 'Pod', metadata: { name: pod, namespace } }, { gracePeriodSeconds: 0 });
-    await events.warning('NodeLost', `deleted ${pod}: its node stopped answering; the StatefulSet recreates it elsewhere with its volume`);
+    await events.warning(
+      'NodeLost',
+      `deleted ${pod}: its node stopped answering; the StatefulSet recreates it elsewhere with its volume`,
+    );
   }
   // 9: status
   const rolling = pass.rollout.kind === 'restart' || pass.rollout.kind === 'wait';
-  const activity = rolling && pass.plan.converged
-    ? { type: 'RollingUpdate' as const, message: pass.rollout.kind === 'wait' ? `rolling update: ${pass.rollout.outdated > 0 ? `${pass.rollout.outdated} pod(s) to restart, ` : ''}${pass.rollout.reason}` : `rolling update: ${pass.rollout.kind === 'restart' ? pass.rollout.outdated : 0} pod(s) to restart` }
-    : observed.pods.length < podCount(spec) || observed.pods.some((p) => !p.ready) ? { type: podsActivityType(cluster.status, spec.masters), message: `${observed.pods.filter((p) => p.ready).length}/${podCount(spec)} pods ready` } : undefined;
-  const status = computeStatus({ ...statusBase, topology: pass.topology, plan: pass.plan, paused: false, ...(activity ? { activity } : {}) });
+  const activity =
+    rolling && pass.plan.converged
+      ? {
+          type: 'RollingUpdate' as const,
+          message:
+            pass.rollout.kind === 'wait'
+              ? `rolling update: ${pass.rollout.outdated > 0 ? `${pass.rollout.outdated} pod(s) to restart, ` : ''}${pass.rollout.reason}`
+              : `rolling update: ${pass.rollout.kind === 'restart' ? pass.rollout.outdated : 0} pod(s) to restart`,
+        }
+      : observed.pods.length < podCount(spec) || observed.pods.some((p) => !p.ready)
+        ? {
+            type: podsActivityType(cluster.status, spec.masters),
+            message: `${observed.pods.filter((p) => p.ready).length}/${podCount(spec)} pods ready`,
+          }
+        : undefined;
+  const status = computeStatus({
+    ...statusBase,
+    topology: pass.topology,
+    plan: pass.plan,
+    paused: false,
+    ...(activity ? { activity } : {}),
+  });
   await writeStatus(kube, cluster, status);
-  const note = { summary: passSummary(status.operation?.progress ?? pass.plan.progress.message, pass.applied), status: snapshotOf(status) };
+  const note = {
+    summary: passSummary(status.operation?.progress ?? pass.plan.progress.message, pass.applied),
+    status: snapshotOf(status),
+  };
   if (status.conditions?.find((c) => c.type === 'Ready')?.status === 'True' && !rolling) return noted(done(), note);
   const lost = nextLostPodCheck(observed.pods, now);
-  return noted(requeueAfter(Math.min(pass.applied.length > 0 ? 200 : pass.plan.requeueAfterMs || 2_000, lost ?? Infinity)), note);
+  return noted(
+    requeueAfter(Math.min(pass.applied.length > 0 ? 200 : pass.plan.requeueAfterMs || 2_000, lost ?? Infinity)),
+    note,
+  );
 }
 
-function updateRevisionOf(sts: { metadata?: { generation?: number }; status?: { observedGeneration?: number; updateRevision?: string } } | undefined): string | undefined {
+function updateRevisionOf(
+  sts:
+    | { metadata?: { generation?: number }; status?: { observedGeneration?: number; updateRevision?: string } }
+    | undefined,
+): string | undefined {
   if (!sts?.status || sts.status.observedGeneration !== sts.metadata?.generation) return undefined;
   return sts.status.updateRevision;
 }
 
 /** Writes the status when it changed; returns it (for the run's note). */
-async function writeStatus(kube: KubeClient, cluster: RedisCluster, status: RedisClusterStatus): Promise<RedisClusterStatus> {
+async function writeStatus(
+  kube: KubeClient,
+  cluster: RedisCluster,
+  status: RedisClusterStatus,
+): Promise<RedisClusterStatus> {
   if (stableJson(status) === stableJson(cluster.status ?? {})) return status;
   await kube.replaceStatus(cluster, status);
   return status;

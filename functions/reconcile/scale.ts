@@ -7,7 +7,12 @@ import type { DefaultedSpec } from '../../shared/core/api/defaults.ts';
 import type { Observed } from '../../shared/core/reconcile/observed.ts';
 import { podCount } from '../../shared/core/resources/statefulset.ts';
 
-export function statefulSetReplicas(spec: DefaultedSpec, observed: Observed, removable: readonly string[] | undefined, converged = false): number {
+export function statefulSetReplicas(
+  spec: DefaultedSpec,
+  observed: Observed,
+  removable: readonly string[] | undefined,
+  converged = false,
+): number {
   const wanted = podCount(spec);
   const current = observed.children.statefulSet?.spec?.replicas ?? 0;
   if (current <= wanted) return wanted;

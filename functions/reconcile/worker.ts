@@ -34,13 +34,23 @@ export interface RunningWorker {
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const { names, log, resync } = options;
   const metrics = options.registry ? queueMetrics(options.registry) : undefined;
-  const queue = createReconcileQueue({ connection: workerConnection(options.redisUrl), names, onAdd: () => metrics?.adds.inc({ name: names.queue }) });
+  const queue = createReconcileQueue({
+    connection: workerConnection(options.redisUrl),
+    names,
+    onAdd: () => metrics?.adds.inc({ name: names.queue }),
+  });
   const handlers: Record<string, () => Promise<void>> = {};
   if (resync) handlers[resyncJobName] = resyncHandler(queue, options.listKeys, resync, log, options.random);
   if (resync) await scheduleResync(queue, resync);
   const worker = startQueueWorker({
-    redisUrl: options.redisUrl, names, reconcile: options.reconcile, settings: options.settings,
-    log, handlers, ...(metrics ? { metrics } : {}), ...(options.random ? { random: options.random } : {}),
+    redisUrl: options.redisUrl,
+    names,
+    reconcile: options.reconcile,
+    settings: options.settings,
+    log,
+    handlers,
+    ...(metrics ? { metrics } : {}),
+    ...(options.random ? { random: options.random } : {}),
   });
   log.info({ queue: names.queue, concurrency: options.settings.concurrency }, 'reconcile worker started');
   return {

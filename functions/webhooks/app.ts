@@ -11,7 +11,12 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import { createHttpApp, sendError } from '../../shared/io/http.ts';
 import type { Logger } from '../../shared/io/log.ts';
 import type { JsonObject } from '../../shared/core/api/json.ts';
-import { admissionScaleTarget, reviewAdmission, reviewConversion, type HttpReply } from '../../shared/core/api/review.ts';
+import {
+  admissionScaleTarget,
+  reviewAdmission,
+  reviewConversion,
+  type HttpReply,
+} from '../../shared/core/api/review.ts';
 import { CONVERT_PATH, VALIDATE_PATH } from '../../shared/core/api/webhook-client.ts';
 
 export interface WebhookAppOptions {
@@ -25,9 +30,23 @@ export interface WebhookAppOptions {
 }
 
 function summary(body: unknown): Record<string, unknown> {
-  const review = body as { response?: { uid?: string; allowed?: boolean; result?: { status?: string; message?: string }; status?: { message?: string }; warnings?: string[] } };
+  const review = body as {
+    response?: {
+      uid?: string;
+      allowed?: boolean;
+      result?: { status?: string; message?: string };
+      status?: { message?: string };
+      warnings?: string[];
+    };
+  };
   const r = review.response ?? {};
-  return { uid: r.uid, allowed: r.allowed, result: r.result?.status, message: r.result?.message ?? r.status?.message, warnings: r.warnings?.length };
+  return {
+    uid: r.uid,
+    allowed: r.allowed,
+    result: r.result?.status,
+    message: r.result?.message ?? r.status?.message,
+    warnings: r.warnings?.length,
+  };
 }
 
 export function webhookApp(options: WebhookAppOptions): Express {
@@ -48,13 +67,25 @@ export function webhookApp(options: WebhookAppOptions): Express {
     const target = admissionScaleTarget(body);
     return reviewAdmission(body, target && (await options.readCluster(target.namespace, target.name)));
   });
-  app.use((_req: Request, res: Response) => sendError(res, 404, 'not-found', `POST ${CONVERT_PATH} (ConversionReview) or ${VALIDATE_PATH} (AdmissionReview)`));
-  app.use((error: { status?: number; type?: string; message?: string }, _req: Request, res: Response, _next: NextFunction) => {
-    if (error.type === 'entity.too.large') return sendError(res, 413, 'too-large', `the body exceeds ${options.maxBodyBytes} bytes`);
-    if (error.type === 'entity.parse.failed') return sendError(res, 400, 'bad-review', `the body is not JSON: ${error.message ?? ''}`.trim());
-    if (error.status && error.status >= 400 && error.status < 500) return sendError(res, error.status, 'bad-request', error.message ?? 'bad request');
-    log.error({ err: error }, 'webhook failed');
-    return sendError(res, 500, 'internal', 'internal error');
-  });
+  app.use((_req: Request, res: Response) =>
+    sendError(res, 404, 'not-found', `POST ${CONVERT_PATH} (ConversionReview) or ${VALIDATE_PATH} (AdmissionReview)`),
+  );
+  app.use(
+    (
+      error: { status?: number; type?: string; message?: string },
+      _req: Request,
+      res: Response,
+      _next: NextFunction,
+    ) => {
+      if (error.type === 'entity.too.large')
+        return sendError(res, 413, 'too-large', `the body exceeds ${options.maxBodyBytes} bytes`);
+      if (error.type === 'entity.parse.failed')
+        return sendError(res, 400, 'bad-review', `the body is not JSON: ${error.message ?? ''}`.trim());
+      if (error.status && error.status >= 400 && error.status < 500)
+        return sendError(res, error.status, 'bad-request', error.message ?? 'bad request');
+      log.error({ err: error }, 'webhook failed');
+      return sendError(res, 500, 'internal', 'internal error');
+    },
+  );
   return app;
 }

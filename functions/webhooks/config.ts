@@ -23,18 +23,30 @@ export function readWebhookConfig(env: Readonly<Record<string, string | undefine
   const int = (name: string, fallback: number, min: number, max: number) => {
     const raw = env[name];
     const value = raw === undefined || raw === '' ? fallback : Number(raw);
-    if (!Number.isInteger(value) || value < min || value > max) problems.push(`${name} must be an integer in ${min}..${max}, got "${raw}"`);
+    if (!Number.isInteger(value) || value < min || value > max)
+      problems.push(`${name} must be an integer in ${min}..${max}, got "${raw}"`);
     return value;
   };
   const file = (name: string) => {
     const path = env[name];
-    if (!path) { problems.push(`${name} must name a PEM file`); return Buffer.alloc(0); }
-    try { return readFileSync(path); } catch (error) { problems.push(`${name}: cannot read ${path}: ${(error as Error).message}`); return Buffer.alloc(0); }
+    if (!path) {
+      problems.push(`${name} must name a PEM file`);
+      return Buffer.alloc(0);
+    }
+    try {
+      return readFileSync(path);
+    } catch (error) {
+      problems.push(`${name}: cannot read ${path}: ${(error as Error).message}`);
+      return Buffer.alloc(0);
+    }
   };
   const config = {
     port: int('WEBHOOK_PORT', 9443, 0, 65535),
     host: env.WEBHOOK_HOST || '127.0.0.1',
-    tls: env.WEBHOOK_TLS_CERT || env.WEBHOOK_TLS_KEY ? { cert: file('WEBHOOK_TLS_CERT'), key: file('WEBHOOK_TLS_KEY') } : undefined,
+    tls:
+      env.WEBHOOK_TLS_CERT || env.WEBHOOK_TLS_KEY
+        ? { cert: file('WEBHOOK_TLS_CERT'), key: file('WEBHOOK_TLS_KEY') }
+        : undefined,
     maxBodyBytes: int('WEBHOOK_MAX_BODY_BYTES', 16 * 1024 * 1024, 1024, 256 * 1024 * 1024),
   };
   if (problems.length > 0) throw new ConfigError(`invalid webhook configuration:\n  ${problems.join('\n  ')}`);

@@ -16,8 +16,17 @@ export interface WebhookServerSettings extends Omit<WebhookConfig, 'tls'> {
   readonly tls: NonNullable<WebhookConfig['tls']>;
 }
 
-export async function startWebhookServer(config: WebhookServerSettings, log: Logger, readCluster: WebhookAppOptions['readCluster']): Promise<HttpsListening> {
-  const listening = await listenHttps(webhookApp({ maxBodyBytes: config.maxBodyBytes, log, readCluster }), config.tls, config.port, config.host);
+export async function startWebhookServer(
+  config: WebhookServerSettings,
+  log: Logger,
+  readCluster: WebhookAppOptions['readCluster'],
+): Promise<HttpsListening> {
+  const listening = await listenHttps(
+    webhookApp({ maxBodyBytes: config.maxBodyBytes, log, readCluster }),
+    config.tls,
+    config.port,
+    config.host,
+  );
   log.info({ url: listening.url }, 'webhooks listening');
   return listening;
 }
@@ -26,7 +35,10 @@ export async function startWebhookServer(config: WebhookServerSettings, log: Log
 async function generatedTls(log: Logger): Promise<{ tls: WebhookServerSettings['tls']; dir: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'knredis-webhooks-'));
   const certs = await makeWebhookCerts(dir);
-  log.warn({ ca: certs.caCert }, 'WEBHOOK_TLS_CERT/KEY not set: serving a generated certificate; the API server must trust this CA (caBundle)');
+  log.warn(
+    { ca: certs.caCert },
+    'WEBHOOK_TLS_CERT/KEY not set: serving a generated certificate; the API server must trust this CA (caBundle)',
+  );
   return { tls: { cert: await readFile(certs.cert), key: await readFile(certs.key) }, dir };
 }
 

@@ -14,7 +14,9 @@ export function haveBinaries(dir = binDir()): boolean {
 /** The bin directory; builds first when a binary is missing (the first time: tens of minutes). */
 export async function ensureBinaries(progress: Progress = () => {}): Promise<string> {
   if (haveBinaries()) return binDir();
-  progress(`building the control plane with go build (first time only; this takes a long while — tens of minutes on 2 cores); binaries go to ${binDir()}`);
+  progress(
+    `building the control plane with go build (first time only; this takes a long while — tens of minutes on 2 cores); binaries go to ${binDir()}`,
+  );
   const script = join(localDir, 'build-binaries.sh');
   return new Promise((resolve, reject) => {
     const child = spawn('bash', [script], { stdio: ['ignore', 'pipe', 'pipe'] });

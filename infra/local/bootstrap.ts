@@ -21,7 +21,10 @@ export async function ensureStorageClass(kc: KubeConfig): Promise<void> {
   try {
     await api.createStorageClass({
       body: {
-        metadata: { name: localStorageClass.name, annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } },
+        metadata: {
+          name: localStorageClass.name,
+          annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' },
+        },
         provisioner: localStorageClass.provisioner,
         volumeBindingMode: 'Immediate',
         reclaimPolicy: 'Delete',
@@ -37,7 +40,13 @@ function isReady(node: V1Node): boolean {
 }
 
 /** Names of the nodes once `count` of them are Ready; throws after timeoutMs with what is missing. */
-export async function waitForNodes(kc: KubeConfig, count: number, timeoutMs: number, isAlive: () => boolean, log: string): Promise<string[]> {
+export async function waitForNodes(
+  kc: KubeConfig,
+  count: number,
+  timeoutMs: number,
+  isAlive: () => boolean,
+  log: string,
+): Promise<string[]> {
   const api = kc.makeApiClient(CoreV1Api);
   const deadline = Date.now() + timeoutMs;
   let seen: string;
@@ -51,7 +60,10 @@ export async function waitForNodes(kc: KubeConfig, count: number, timeoutMs: num
     } catch (error) {
       seen = (error as Error).message;
     }
-    if (Date.now() > deadline) throw new Error(`${count} nodes not Ready after ${timeoutMs / 1000}s (${seen}); see ${log}, which ends with:\n${tail(log)}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `${count} nodes not Ready after ${timeoutMs / 1000}s (${seen}); see ${log}, which ends with:\n${tail(log)}`,
+      );
     await sleep(250);
   }
 }
@@ -66,7 +78,10 @@ export async function waitForDefaultServiceAccount(kc: KubeConfig, timeoutMs: nu
       return;
     } catch (error) {
       if ((error as { code?: number }).code !== 404 || Date.now() > deadline) {
-        throw new Error(`the controllers did not create the default ServiceAccount within ${timeoutMs / 1000}s (${(error as Error).message}); see ${log}`, { cause: error });
+        throw new Error(
+          `the controllers did not create the default ServiceAccount within ${timeoutMs / 1000}s (${(error as Error).message}); see ${log}`,
+          { cause: error },
+        );
       }
     }
     await sleep(200);

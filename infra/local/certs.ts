@@ -9,7 +9,10 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-export interface KeyPair { cert: string; key: string }
+export interface KeyPair {
+  cert: string;
+  key: string;
+}
 
 export interface Certs {
   dir: string;
@@ -65,27 +68,66 @@ async function openssl(args: string[]): Promise<void> {
 const ecKey = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
 
 async function signed(ca: KeyPair, out: KeyPair, subject: string, usage: string, san?: string): Promise<void> {
-  await openssl(['req', '-x509', '-new', ...ecKey, '-keyout', out.key, '-out', out.cert, '-days', '825',
-    '-subj', subject, '-CA', ca.cert, '-CAkey', ca.key,
-    '-addext', 'basicConstraints=critical,CA:FALSE',
-    '-addext', 'keyUsage=critical,digitalSignature,keyEncipherment',
-    '-addext', `extendedKeyUsage=${usage}`,
-    ...(san ? ['-addext', `subjectAltName=${san}`] : [])]);
+  await openssl([
+    'req',
+    '-x509',
+    '-new',
+    ...ecKey,
+    '-keyout',
+    out.key,
+    '-out',
+    out.cert,
+    '-days',
+    '825',
+    '-subj',
+    subject,
+    '-CA',
+    ca.cert,
+    '-CAkey',
+    ca.key,
+    '-addext',
+    'basicConstraints=critical,CA:FALSE',
+    '-addext',
+    'keyUsage=critical,digitalSignature,keyEncipherment',
+    '-addext',
+    `extendedKeyUsage=${usage}`,
+    ...(san ? ['-addext', `subjectAltName=${san}`] : []),
+  ]);
 }
 
 /** Makes every certificate that is missing in dir (all of them on first use). */
 export async function ensureCerts(dir: string): Promise<Certs> {
   const c = certPaths(dir);
-  const files = [c.ca, c.apiserver, c.admin, c.controllerManager, c.scheduler, c.kubelet, c.frontProxy].flatMap((p) => [p.cert, p.key]);
+  const files = [c.ca, c.apiserver, c.admin, c.controllerManager, c.scheduler, c.kubelet, c.frontProxy].flatMap((p) => [
+    p.cert,
+    p.key,
+  ]);
   if ([...files, c.serviceAccount.key, c.serviceAccount.pub].every((f) => existsSync(f))) return c;
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  await openssl(['req', '-x509', '-new', ...ecKey, '-keyout', c.ca.key, '-out', c.ca.cert, '-days', '3650',
-    '-subj', '/CN=knredis-local-ca',
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']);
+  await openssl([
+    'req',
+    '-x509',
+    '-new',
+    ...ecKey,
+    '-keyout',
+    c.ca.key,
+    '-out',
+    c.ca.cert,
+    '-days',
+    '3650',
+    '-subj',
+    '/CN=knredis-local-ca',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  ]);
   const san = 'IP:127.0.0.1,DNS:localhost,IP:10.0.0.1,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc';
   await Promise.all([
     signed(c.ca, c.apiserver, '/CN=kube-apiserver', 'serverAuth', san),
-    ...Object.entries(clients).map(([id, subject]) => signed(c.ca, c[id as keyof typeof clients], subject, 'clientAuth')),
+    ...Object.entries(clients).map(([id, subject]) =>
+      signed(c.ca, c[id as keyof typeof clients], subject, 'clientAuth'),
+    ),
     (async () => {
       await openssl(['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', c.serviceAccount.key]);
       await openssl(['pkey', '-in', c.serviceAccount.key, '-pubout', '-out', c.serviceAccount.pub]);

@@ -25,17 +25,25 @@ async function main(): Promise<void> {
   switch (positionals[0]) {
     case 'up': {
       const nodes = Number(values.nodes);
-      if (!Number.isInteger(nodes) || nodes < 1 || nodes > 254) throw new Error(`--nodes must be a whole number in 1..254, not '${values.nodes}'`);
+      if (!Number.isInteger(nodes) || nodes < 1 || nodes > 254)
+        throw new Error(`--nodes must be a whole number in 1..254, not '${values.nodes}'`);
       console.log(`local:up '${name}': starting`);
       const zones = values.zones.split(',').filter(Boolean);
-      const env = await startEnvironment({ name, nodes, zones, progress: (line) => console.log(`  [${elapsed()}] ${line}`) });
+      const env = await startEnvironment({
+        name,
+        nodes,
+        zones,
+        progress: (line) => console.log(`  [${elapsed()}] ${line}`),
+      });
       console.log(env.alreadyUp ? `'${name}' is already up` : `'${name}' is up after ${elapsed()}`);
       console.log(formatStatus(environmentStatus(name)));
       break;
     }
     case 'down': {
       const result = await stopEnvironment(name, { purge: values.purge });
-      console.log(result.found ? `'${name}' is down (${result.stopped.length} processes stopped)` : `'${name}' was not running`);
+      console.log(
+        result.found ? `'${name}' is down (${result.stopped.length} processes stopped)` : `'${name}' was not running`,
+      );
       break;
     }
     case 'status': {
@@ -45,7 +53,9 @@ async function main(): Promise<void> {
       break;
     }
     default:
-      console.error('usage: tsx infra/local/cli.ts up|down|status [--name N] [--nodes N] [--zones a,b,...] [--json] [--purge]');
+      console.error(
+        'usage: tsx infra/local/cli.ts up|down|status [--name N] [--nodes N] [--zones a,b,...] [--json] [--purge]',
+      );
       process.exitCode = 2;
   }
 }

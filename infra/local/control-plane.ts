@@ -17,78 +17,121 @@ export const serviceClusterIpRange = '10.0.0.0/24';
 export function etcdCommand(l: Layout): [string, string[]] {
   const client = `http://127.0.0.1:${l.ports.etcd}`;
   const peer = `http://127.0.0.1:${l.ports.etcdPeer}`;
-  return [join(l.binDir, 'etcd'), [
-    '--name', 'default', '--data-dir', join(l.dir, 'etcd'),
-    '--listen-client-urls', client, '--advertise-client-urls', client,
-    '--listen-peer-urls', peer, '--initial-advertise-peer-urls', peer,
-    '--initial-cluster', `default=${peer}`, '--initial-cluster-state', 'new',
-    // A throw-away test store: no fsync (much faster on a busy disk), no growing history.
-    '--unsafe-no-fsync', '--auto-compaction-retention', '5m', '--quota-backend-bytes', String(2 * 1024 ** 3),
-    '--log-level', 'warn',
-  ]];
+  return [
+    join(l.binDir, 'etcd'),
+    [
+      '--name',
+      'default',
+      '--data-dir',
+      join(l.dir, 'etcd'),
+      '--listen-client-urls',
+      client,
+      '--advertise-client-urls',
+      client,
+      '--listen-peer-urls',
+      peer,
+      '--initial-advertise-peer-urls',
+      peer,
+      '--initial-cluster',
+      `default=${peer}`,
+      '--initial-cluster-state',
+      'new',
+      // A throw-away test store: no fsync (much faster on a busy disk), no growing history.
+      '--unsafe-no-fsync',
+      '--auto-compaction-retention',
+      '5m',
+      '--quota-backend-bytes',
+      String(2 * 1024 ** 3),
+      '--log-level',
+      'warn',
+    ],
+  ];
 }
 
 export function apiserverCommand(l: Layout): [string, string[]] {
   const c = l.certs;
-  return [join(l.binDir, 'kube-apiserver'), [
-    `--etcd-servers=http://127.0.0.1:${l.ports.etcd}`,
-    '--bind-address=127.0.0.1', '--advertise-address=127.0.0.1', `--secure-port=${l.ports.apiserver}`,
-    `--cert-dir=${join(l.dir, 'apiserver')}`,
-    `--tls-cert-file=${c.apiserver.cert}`, `--tls-private-key-file=${c.apiserver.key}`,
-    `--client-ca-file=${c.ca.cert}`,
-    // Request-header authentication: without it the controller-manager's and scheduler's
-    // delegated authentication keeps logging a missing CA bundle (and aggregation needs it).
-    `--requestheader-client-ca-file=${c.ca.cert}`, '--requestheader-allowed-names=front-proxy-client',
-    '--requestheader-username-headers=X-Remote-User', '--requestheader-group-headers=X-Remote-Group',
-    '--requestheader-extra-headers-prefix=X-Remote-Extra-',
-    `--proxy-client-cert-file=${c.frontProxy.cert}`, `--proxy-client-key-file=${c.frontProxy.key}`,
-    '--authorization-mode=Node,RBAC',
-    // No Endpoints for the `kubernetes` Service: nothing in-cluster reaches 127.0.0.1 of ours.
-    '--endpoint-reconciler-type=none',
-    `--service-cluster-ip-range=${serviceClusterIpRange}`,
-    '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
-    `--service-account-key-file=${c.serviceAccount.pub}`,
-    `--service-account-signing-key-file=${c.serviceAccount.key}`,
-    // Pods on a NotReady/unreachable node are evicted 5s after the taint (default 300s).
-    '--default-not-ready-toleration-seconds=5', '--default-unreachable-toleration-seconds=5',
-    '--enable-admission-plugins=NodeRestriction',
-    '--allow-privileged=true',
-    '--profiling=false',
-    '--event-ttl=1h',
-  ]];
+  return [
+    join(l.binDir, 'kube-apiserver'),
+    [
+      `--etcd-servers=http://127.0.0.1:${l.ports.etcd}`,
+      '--bind-address=127.0.0.1',
+      '--advertise-address=127.0.0.1',
+      `--secure-port=${l.ports.apiserver}`,
+      `--cert-dir=${join(l.dir, 'apiserver')}`,
+      `--tls-cert-file=${c.apiserver.cert}`,
+      `--tls-private-key-file=${c.apiserver.key}`,
+      `--client-ca-file=${c.ca.cert}`,
+      // Request-header authentication: without it the controller-manager's and scheduler's
+      // delegated authentication keeps logging a missing CA bundle (and aggregation needs it).
+      `--requestheader-client-ca-file=${c.ca.cert}`,
+      '--requestheader-allowed-names=front-proxy-client',
+      '--requestheader-username-headers=X-Remote-User',
+      '--requestheader-group-headers=X-Remote-Group',
+      '--requestheader-extra-headers-prefix=X-Remote-Extra-',
+      `--proxy-client-cert-file=${c.frontProxy.cert}`,
+      `--proxy-client-key-file=${c.frontProxy.key}`,
+      '--authorization-mode=Node,RBAC',
+      // No Endpoints for the `kubernetes` Service: nothing in-cluster reaches 127.0.0.1 of ours.
+      '--endpoint-reconciler-type=none',
+      `--service-cluster-ip-range=${serviceClusterIpRange}`,
+      '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+      `--service-account-key-file=${c.serviceAccount.pub}`,
+      `--service-account-signing-key-file=${c.serviceAccount.key}`,
+      // Pods on a NotReady/unreachable node are evicted 5s after the taint (default 300s).
+      '--default-not-ready-toleration-seconds=5',
+      '--default-unreachable-toleration-seconds=5',
+      '--enable-admission-plugins=NodeRestriction',
+      '--allow-privileged=true',
+      '--profiling=false',
+      '--event-ttl=1h',
+    ],
+  ];
 }
 
 function componentFlags(kubeconfig: string, port: number, certDir: string): string[] {
   return [
     `--kubeconfig=${kubeconfig}`,
-    `--authentication-kubeconfig=${kubeconfig}`, `--authorization-kubeconfig=${kubeconfig}`,
-    '--bind-address=127.0.0.1', `--secure-port=${port}`, `--cert-dir=${certDir}`,
-    '--leader-elect=false', '--profiling=false',
+    `--authentication-kubeconfig=${kubeconfig}`,
+    `--authorization-kubeconfig=${kubeconfig}`,
+    '--bind-address=127.0.0.1',
+    `--secure-port=${port}`,
+    `--cert-dir=${certDir}`,
+    '--leader-elect=false',
+    '--profiling=false',
   ];
 }
 
 export function controllerManagerCommand(l: Layout): [string, string[]] {
   const c = l.certs;
-  return [join(l.binDir, 'kube-controller-manager'), [
-    ...componentFlags(l.kubeconfigs.controllerManager, l.ports.controllerManager, join(l.dir, 'controller-manager')),
-    '--controllers=*',
-    // Each controller acts as its own service account, with tokens signed by our key.
-    '--use-service-account-credentials=true',
-    `--service-account-private-key-file=${c.serviceAccount.key}`,
-    `--root-ca-file=${c.ca.cert}`,
-    `--cluster-signing-cert-file=${c.ca.cert}`, `--cluster-signing-key-file=${c.ca.key}`,
-    `--service-cluster-ip-range=${serviceClusterIpRange}`,
-    // A node whose heartbeat (Lease) is 6s old is NotReady; checked every second.
-    '--node-monitor-period=1s', '--node-monitor-grace-period=6s', '--node-startup-grace-period=10s',
-    // Taint every unhealthy node at once (the default 0.1/s would pace them 10s apart).
-    '--node-eviction-rate=100', '--secondary-node-eviction-rate=100',
-    '--pvclaimbinder-sync-period=2s',
-    // Its default is under /usr/libexec, which it would create.
-    `--flex-volume-plugin-dir=${join(l.dir, 'controller-manager', 'flexvolume')}`,
-  ]];
+  return [
+    join(l.binDir, 'kube-controller-manager'),
+    [
+      ...componentFlags(l.kubeconfigs.controllerManager, l.ports.controllerManager, join(l.dir, 'controller-manager')),
+      '--controllers=*',
+      // Each controller acts as its own service account, with tokens signed by our key.
+      '--use-service-account-credentials=true',
+      `--service-account-private-key-file=${c.serviceAccount.key}`,
+      `--root-ca-file=${c.ca.cert}`,
+      `--cluster-signing-cert-file=${c.ca.cert}`,
+      `--cluster-signing-key-file=${c.ca.key}`,
+      `--service-cluster-ip-range=${serviceClusterIpRange}`,
+      // A node whose heartbeat (Lease) is 6s old is NotReady; checked every second.
+      '--node-monitor-period=1s',
+      '--node-monitor-grace-period=6s',
+      '--node-startup-grace-period=10s',
+      // Taint every unhealthy node at once (the default 0.1/s would pace them 10s apart).
+      '--node-eviction-rate=100',
+      '--secondary-node-eviction-rate=100',
+      '--pvclaimbinder-sync-period=2s',
+      // Its default is under /usr/libexec, which it would create.
+      `--flex-volume-plugin-dir=${join(l.dir, 'controller-manager', 'flexvolume')}`,
+    ],
+  ];
 }
 
 export function schedulerCommand(l: Layout): [string, string[]] {
-  return [join(l.binDir, 'kube-scheduler'),
-    componentFlags(l.kubeconfigs.scheduler, l.ports.scheduler, join(l.dir, 'scheduler'))];
+  return [
+    join(l.binDir, 'kube-scheduler'),
+    componentFlags(l.kubeconfigs.scheduler, l.ports.scheduler, join(l.dir, 'scheduler')),
+  ];
 }

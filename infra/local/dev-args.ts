@@ -45,7 +45,8 @@ export function parseDevArgs(argv: string[], env: Readonly<Record<string, string
   let parsed;
   try {
     parsed = parseArgs({
-      args: argv, allowPositionals: false,
+      args: argv,
+      allowPositionals: false,
       options: {
         help: { type: 'boolean', short: 'h', default: false },
         name: { type: 'string' },
@@ -62,9 +63,11 @@ export function parseDevArgs(argv: string[], env: Readonly<Record<string, string
   }
   const v = parsed.values;
   const nodes = Number(v.nodes);
-  if (!Number.isInteger(nodes) || nodes < 1 || nodes > 254) throw new UsageError(`--nodes must be a whole number in 1..254, not '${v.nodes}'`);
+  if (!Number.isInteger(nodes) || nodes < 1 || nodes > 254)
+    throw new UsageError(`--nodes must be a whole number in 1..254, not '${v.nodes}'`);
   const readyTimeoutS = Number(v['ready-timeout']);
-  if (!Number.isFinite(readyTimeoutS) || readyTimeoutS <= 0) throw new UsageError(`--ready-timeout must be a positive number of seconds, not '${v['ready-timeout']}'`);
+  if (!Number.isFinite(readyTimeoutS) || readyTimeoutS <= 0)
+    throw new UsageError(`--ready-timeout must be a positive number of seconds, not '${v['ready-timeout']}'`);
   if (v.sample !== undefined && v['no-sample']) throw new UsageError('--sample and --no-sample exclude each other');
   let name: string;
   try {
@@ -72,9 +75,15 @@ export function parseDevArgs(argv: string[], env: Readonly<Record<string, string
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
-  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(v.namespace)) throw new UsageError(`--namespace '${v.namespace}' is not a valid namespace name`);
+  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(v.namespace))
+    throw new UsageError(`--namespace '${v.namespace}' is not a valid namespace name`);
   return Object.freeze({
-    help: v.help, name, nodes, keep: v.keep, namespace: v.namespace, readyTimeoutS,
+    help: v.help,
+    name,
+    nodes,
+    keep: v.keep,
+    namespace: v.namespace,
+    readyTimeoutS,
     sample: v['no-sample'] ? undefined : (v.sample ?? join(repoRoot, 'infra', 'samples', 'redis-cluster-v1beta1.yaml')),
   });
 }

@@ -12,10 +12,15 @@ export function progressLine(rc: RedisCluster | undefined): string {
   if (!s) return 'created; waiting for the operator';
   const spec = withDefaults(rc.spec);
   const nodes = spec.masters * (1 + spec.replicasPerMaster);
-  const parts = [`phase ${s.phase ?? '?'}`, `slots ${s.slotsCovered ?? 0}/${SLOT_COUNT}`, `nodes ready ${s.readyNodes ?? 0}/${nodes}`];
+  const parts = [
+    `phase ${s.phase ?? '?'}`,
+    `slots ${s.slotsCovered ?? 0}/${SLOT_COUNT}`,
+    `nodes ready ${s.readyNodes ?? 0}/${nodes}`,
+  ];
   for (const c of s.conditions ?? []) {
     // Ready=False says the same as the others; show conditions that are true, and why not Ready.
-    if (c.status === 'True' || c.type === 'Ready') parts.push(`${c.type}=${c.status}${c.message ? ` (${c.message})` : ''}`);
+    if (c.status === 'True' || c.type === 'Ready')
+      parts.push(`${c.type}=${c.status}${c.message ? ` (${c.message})` : ''}`);
   }
   return parts.join(' · ');
 }
@@ -23,7 +28,11 @@ export function progressLine(rc: RedisCluster | undefined): string {
 /** Ready for this generation, every slot covered. */
 export function isReady(rc: RedisCluster | undefined): boolean {
   const ready = rc?.status?.conditions?.find((c) => c.type === 'Ready');
-  return ready?.status === 'True' && (ready.observedGeneration ?? rc?.status?.observedGeneration) === rc?.metadata.generation && rc?.status?.slotsCovered === SLOT_COUNT;
+  return (
+    ready?.status === 'True' &&
+    (ready.observedGeneration ?? rc?.status?.observedGeneration) === rc?.metadata.generation &&
+    rc?.status?.slotsCovered === SLOT_COUNT
+  );
 }
 
 export interface WatchProgress {
@@ -33,7 +42,13 @@ export interface WatchProgress {
 }
 
 /** Polls the RedisCluster every second and reports each changed line (errors too, once). */
-export function watchProgress(kc: KubeConfig, namespace: string, name: string, timeoutMs: number, report: (line: string) => void): WatchProgress {
+export function watchProgress(
+  kc: KubeConfig,
+  namespace: string,
+  name: string,
+  timeoutMs: number,
+  report: (line: string) => void,
+): WatchProgress {
   const custom = kc.makeApiClient(CustomObjectsApi);
   let stopped = false;
   let last = '';
@@ -43,7 +58,13 @@ export function watchProgress(kc: KubeConfig, namespace: string, name: string, t
       let rc: RedisCluster | undefined;
       let line: string;
       try {
-        rc = (await custom.getNamespacedCustomObject({ group: GROUP, version: STORAGE_VERSION, namespace, plural: PLURAL, name })) as RedisCluster;
+        rc = (await custom.getNamespacedCustomObject({
+          group: GROUP,
+          version: STORAGE_VERSION,
+          namespace,
+          plural: PLURAL,
+          name,
+        })) as RedisCluster;
         line = progressLine(rc);
       } catch (error) {
         line = `cannot read it: ${(error as Error).message.split('\n')[0]}`;
@@ -55,5 +76,10 @@ export function watchProgress(kc: KubeConfig, namespace: string, name: string, t
     }
     return false;
   })();
-  return { done, stop: () => { stopped = true; } };
+  return {
+    done,
+    stop: () => {
+      stopped = true;
+    },
+  };
 }

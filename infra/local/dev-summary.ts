@@ -45,8 +45,11 @@ export function devSummary(s: DevSummary): string {
       `  REDISCLI_AUTH="${secret}" redis-cli -c -h ${podIp} -p 6379 cluster info`,
     );
   }
-  lines.push('', s.keepsEnvironment
-    ? `Ctrl-C stops the operator; the local environment '${s.envName}' keeps running (npm run local:down -- --name ${s.envName}).`
-    : `Ctrl-C stops the operator and the local environment '${s.envName}'.`);
+  lines.push(
+    '',
+    s.keepsEnvironment
+      ? `Ctrl-C stops the operator; the local environment '${s.envName}' keeps running (npm run local:down -- --name ${s.envName}).`
+      : `Ctrl-C stops the operator and the local environment '${s.envName}'.`,
+  );
   return lines.join('\n');
 }

@@ -35,7 +35,9 @@ if (options.help) {
 }
 const other = runningDev(options.name);
 if (other !== undefined) {
-  console.error(`npm run dev is already running against '${options.name}' (pid ${other}); stop it, or pick another environment: npm run dev -- --name other`);
+  console.error(
+    `npm run dev is already running against '${options.name}' (pid ${other}); stop it, or pick another environment: npm run dev -- --name other`,
+  );
   process.exit(1);
 }
 
@@ -54,10 +56,16 @@ async function shutdown(reason: string, code: number): Promise<never> {
   say(`${reason}: stopping (press Ctrl-C again to kill at once)`);
   progress?.stop();
   let failed = false;
-  await stack?.stop().catch((error: Error) => { failed = true; console.error(error.message); });
+  await stack?.stop().catch((error: Error) => {
+    failed = true;
+    console.error(error.message);
+  });
   if (ownsEnvironment && !options.keep) {
     say(`stopping the local environment '${options.name}'`);
-    await stopEnvironment(options.name).catch((error: Error) => { failed = true; console.error(error.message); });
+    await stopEnvironment(options.name).catch((error: Error) => {
+      failed = true;
+      console.error(error.message);
+    });
   }
   ownsEnvironment = false;
   removeDevState(options.name);
@@ -83,22 +91,41 @@ async function main(): Promise<void> {
   say(`local environment '${options.name}'`);
   // Owned from the start when it is not up, so Ctrl-C during its start stops it.
   ownsEnvironment = !environmentStatus(options.name).running;
-  const env = await startEnvironment({ name: options.name, nodes: options.nodes, progress: (line) => say(`  ${line}`) });
+  const env = await startEnvironment({
+    name: options.name,
+    nodes: options.nodes,
+    progress: (line) => say(`  ${line}`),
+  });
   ownsEnvironment = !env.alreadyUp;
   say(env.alreadyUp ? `  already up: reusing it (it keeps running on exit)` : `  up (${env.nodes.length} nodes)`);
-  const record = { pid: process.pid, name: options.name, startedEnvironment: ownsEnvironment, keep: options.keep, kubeconfig: env.kubeconfig };
+  const record = {
+    pid: process.pid,
+    name: options.name,
+    startedEnvironment: ownsEnvironment,
+    keep: options.keep,
+    kubeconfig: env.kubeconfig,
+  };
   await writeDevState({ ...record, stack: {} });
   // 2: the operator
   say('operator');
   const token = process.env.DASHBOARD_TOKEN;
   stack = await startOperatorStack({
-    kubeconfig: env.kubeconfig, kubectl: env.kubectl, dir: join(envDir(options.name), 'operator'), log: (line) => say(`  ${line}`),
-    onSignal: 'none', webhookConfigurationName: `knredis-dev-${options.name}`,
-    extraEnv: { ...(token ? { DASHBOARD_TOKEN: token } : {}), ...(process.env.LOG_LEVEL ? { LOG_LEVEL: process.env.LOG_LEVEL } : {}) },
+    kubeconfig: env.kubeconfig,
+    kubectl: env.kubectl,
+    dir: join(envDir(options.name), 'operator'),
+    log: (line) => say(`  ${line}`),
+    onSignal: 'none',
+    webhookConfigurationName: `knredis-dev-${options.name}`,
+    extraEnv: {
+      ...(token ? { DASHBOARD_TOKEN: token } : {}),
+      ...(process.env.LOG_LEVEL ? { LOG_LEVEL: process.env.LOG_LEVEL } : {}),
+    },
   });
   await writeDevState({ ...record, stack: stack.pids(), dashboard: stack.urls.dashboard });
   // 3: the sample, and its progress until Ready
-  const sample = options.sample ? applySample(env.kubectl, env.kubeconfig, options.sample, options.namespace) : undefined;
+  const sample = options.sample
+    ? applySample(env.kubectl, env.kubeconfig, options.sample, options.namespace)
+    : undefined;
   if (sample) {
     say(`RedisCluster ${options.namespace}/${sample}:`);
     const kc = new KubeConfig();
@@ -106,15 +133,29 @@ async function main(): Promise<void> {
     progress = watchProgress(kc, options.namespace, sample, options.readyTimeoutS * 1000, (line) => say(`  ${line}`));
     const ready = await progress.done;
     if (stopping) return;
-    say(ready ? `RedisCluster ${sample} is Ready` : `RedisCluster ${sample} is NOT Ready after ${options.readyTimeoutS}s: see the logs below and kubectl describe`);
+    say(
+      ready
+        ? `RedisCluster ${sample} is Ready`
+        : `RedisCluster ${sample} is NOT Ready after ${options.readyTimeoutS}s: see the logs below and kubectl describe`,
+    );
   }
   // 4: where to look
-  console.log(devSummary({
-    envName: options.name, kubeconfig: env.kubeconfig, kubectl: env.kubectl, dashboard: stack.urls.dashboard, dashboardToken: !!token,
-    metrics: [stack.urls.metrics, ...stack.urls.workerMetrics], logsDir: join(stack.dir, 'logs'), envLogsDir: join(env.dir, 'logs'),
-    ...(sample ? { sample: { name: sample, namespace: options.namespace, secret: childNames(sample).generatedSecret } } : {}),
-    keepsEnvironment: !ownsEnvironment || options.keep,
-  }));
+  console.log(
+    devSummary({
+      envName: options.name,
+      kubeconfig: env.kubeconfig,
+      kubectl: env.kubectl,
+      dashboard: stack.urls.dashboard,
+      dashboardToken: !!token,
+      metrics: [stack.urls.metrics, ...stack.urls.workerMetrics],
+      logsDir: join(stack.dir, 'logs'),
+      envLogsDir: join(env.dir, 'logs'),
+      ...(sample
+        ? { sample: { name: sample, namespace: options.namespace, secret: childNames(sample).generatedSecret } }
+        : {}),
+      keepsEnvironment: !ownsEnvironment || options.keep,
+    }),
+  );
   watchProcesses(stack);
 }
 
@@ -122,8 +163,14 @@ function applySample(kubectl: string, kubeconfig: string, file: string, namespac
   const name = (parse(readFileSync(file, 'utf8')) as { metadata?: { name?: string } }).metadata?.name;
   if (!name) throw new Error(`${file} has no metadata.name`);
   say(`applying ${file}`);
-  const run = (args: string[], input?: string) => execFileSync(kubectl, ['--kubeconfig', kubeconfig, ...args], { input, stdio: ['pipe', 'ignore', 'inherit'], timeout: 60_000 });
-  if (namespace !== 'default') run(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }));
+  const run = (args: string[], input?: string) =>
+    execFileSync(kubectl, ['--kubeconfig', kubeconfig, ...args], {
+      input,
+      stdio: ['pipe', 'ignore', 'inherit'],
+      timeout: 60_000,
+    });
+  if (namespace !== 'default')
+    run(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }));
   run(['apply', '-n', namespace, '-f', file]);
   return name;
 }

@@ -6,7 +6,13 @@ import { join } from 'node:path';
 import { ensureBinaries, type Progress } from './binaries.ts';
 import { adminClient, ensureStorageClass, waitForDefaultServiceAccount, waitForNodes } from './bootstrap.ts';
 import { ensureCerts } from './certs.ts';
-import { apiserverCommand, controllerManagerCommand, etcdCommand, schedulerCommand, type Layout } from './control-plane.ts';
+import {
+  apiserverCommand,
+  controllerManagerCommand,
+  etcdCommand,
+  schedulerCommand,
+  type Layout,
+} from './control-plane.ts';
 import { writeKubeconfig } from './kubeconfig.ts';
 import { envDir, kubeletMain, repoRoot, validateName, versions } from './paths.ts';
 import { allocatePodIpPrefix, allocatePorts, withAllocationLock } from './ports.ts';
@@ -44,10 +50,15 @@ export async function startEnvironment(options: StartOptions): Promise<Environme
   const reserved = await withAllocationLock(async () => {
     const existing = readState(name);
     if (existing && isLive(existing)) {
-      const exited = Object.entries(existing.processes).filter(([, p]) => p && !isRunning(p.pid, p.match)).map(([c]) => c);
+      const exited = Object.entries(existing.processes)
+        .filter(([, p]) => p && !isRunning(p.pid, p.match))
+        .map(([c]) => c);
       if (existing.phase === 'up' && exited.length === 0) return { ...existing, alreadyUp: true };
-      if (existing.phase === 'starting' && isRunning(existing.starter)) throw new Error(`environment '${name}' is being started by pid ${existing.starter}`);
-      progress(`'${name}' is broken (${exited.join(', ') || 'its start was interrupted'}): stopping it to start afresh`);
+      if (existing.phase === 'starting' && isRunning(existing.starter))
+        throw new Error(`environment '${name}' is being started by pid ${existing.starter}`);
+      progress(
+        `'${name}' is broken (${exited.join(', ') || 'its start was interrupted'}): stopping it to start afresh`,
+      );
       await stopEnvironment(name);
     } else if (existing) {
       progress(`cleaning up a stale environment '${name}' (its processes are gone)`);
@@ -57,11 +68,22 @@ export async function startEnvironment(options: StartOptions): Promise<Environme
     const live = allStates().filter((s) => s.name !== name && isLive(s));
     const ports = await allocatePorts(live);
     const state: EnvState = {
-      name, dir, phase: 'starting', starter: process.pid, owner: options.owner, startedAt: new Date().toISOString(),
-      server: `https://127.0.0.1:${ports.apiserver}`, kubeconfig: join(dir, 'admin.kubeconfig'),
-      kubectl: join(binDir, 'kubectl'), binDir, version: versions().kube, ports,
-      podIpPrefix: allocatePodIpPrefix(live), kubeletControlUrl: `http://127.0.0.1:${ports.kubeletControl}`,
-      nodes: [], processes: {},
+      name,
+      dir,
+      phase: 'starting',
+      starter: process.pid,
+      owner: options.owner,
+      startedAt: new Date().toISOString(),
+      server: `https://127.0.0.1:${ports.apiserver}`,
+      kubeconfig: join(dir, 'admin.kubeconfig'),
+      kubectl: join(binDir, 'kubectl'),
+      binDir,
+      version: versions().kube,
+      ports,
+      podIpPrefix: allocatePodIpPrefix(live),
+      kubeletControlUrl: `http://127.0.0.1:${ports.kubeletControl}`,
+      nodes: [],
+      processes: {},
     };
     await writeState(state);
     return { ...state, alreadyUp: false };
@@ -98,9 +120,16 @@ async function boot(state: EnvState, nodes: number, progress: Progress, zones: r
     writeKubeconfig(join(dir, file), { name: state.name, server: state.server, caCert: certs.ca.cert, client, user });
   await kubeconfig('admin.kubeconfig', certs.admin, 'knredis-admin');
   const layout: Layout = {
-    dir, binDir: state.binDir, certs, ports,
+    dir,
+    binDir: state.binDir,
+    certs,
+    ports,
     kubeconfigs: {
-      controllerManager: await kubeconfig('controller-manager.kubeconfig', certs.controllerManager, 'system:kube-controller-manager'),
+      controllerManager: await kubeconfig(
+        'controller-manager.kubeconfig',
+        certs.controllerManager,
+        'system:kube-controller-manager',
+      ),
       scheduler: await kubeconfig('scheduler.kubeconfig', certs.scheduler, 'system:kube-scheduler'),
     },
   };
@@ -117,7 +146,11 @@ async function boot(state: EnvState, nodes: number, progress: Progress, zones: r
   progress('etcd');
   await waitReady({ ...(await start('etcd', etcdCommand(layout))), url: `http://127.0.0.1:${ports.etcd}/health` });
   progress('kube-apiserver');
-  await waitReady({ ...(await start('kube-apiserver', apiserverCommand(layout))), url: `${state.server}/readyz`, tls: clientTls });
+  await waitReady({
+    ...(await start('kube-apiserver', apiserverCommand(layout))),
+    url: `${state.server}/readyz`,
+    tls: clientTls,
+  });
   // 4: controller-manager and scheduler (their serving certificates are self-signed).
   // 4: controller-manager, scheduler and the local kubelet (which registers the nodes and
   // runs the pods) start together; their serving certificates are self-signed.
@@ -125,10 +158,33 @@ async function boot(state: EnvState, nodes: number, progress: Progress, zones: r
   progress(`kube-controller-manager, kube-scheduler${withKubelet ? `, kubelet (${nodes} nodes)` : ''}`);
   const cm = await start('kube-controller-manager', controllerManagerCommand(layout));
   const scheduler = await start('kube-scheduler', schedulerCommand(layout));
-  const kubelet = withKubelet ? await start('kubelet', [process.execPath, ['--import', 'tsx', kubeletMain,
-    '--kubeconfig', kubeletKubeconfig, '--state-dir', join(dir, 'kubelet'), '--nodes', String(nodes),
-    '--pod-ip-prefix', state.podIpPrefix, '--control-port', String(ports.kubeletControl), '--env-name', state.name,
-    ...(zones.length > 0 ? ['--zones', zones.join(',')] : [])]], repoRoot) : undefined;
+  const kubelet = withKubelet
+    ? await start(
+        'kubelet',
+        [
+          process.execPath,
+          [
+            '--import',
+            'tsx',
+            kubeletMain,
+            '--kubeconfig',
+            kubeletKubeconfig,
+            '--state-dir',
+            join(dir, 'kubelet'),
+            '--nodes',
+            String(nodes),
+            '--pod-ip-prefix',
+            state.podIpPrefix,
+            '--control-port',
+            String(ports.kubeletControl),
+            '--env-name',
+            state.name,
+            ...(zones.length > 0 ? ['--zones', zones.join(',')] : []),
+          ],
+        ],
+        repoRoot,
+      )
+    : undefined;
   if (!withKubelet) progress(`no kubelet (${kubeletMain} is missing): control plane only, no nodes`);
   const kc = adminClient(state.kubeconfig);
   const [nodeNames] = await Promise.all([

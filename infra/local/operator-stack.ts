@@ -71,13 +71,20 @@ export interface OperatorStack {
 const startScript = join(repoRoot, 'functions', 'start.ts');
 
 function kubectlRunner(path: string, kubeconfig: string): Kubectl {
-  return (args, options) => new Promise((resolve, reject) => {
-    const child = execFile(path, ['--kubeconfig', kubeconfig, ...args], { timeout: 120_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`kubectl ${args.join(' ')} failed: ${stderr.trim() || error.message}`, { cause: error }));
-      else resolve(stdout);
+  return (args, options) =>
+    new Promise((resolve, reject) => {
+      const child = execFile(
+        path,
+        ['--kubeconfig', kubeconfig, ...args],
+        { timeout: 120_000, maxBuffer: 64 * 1024 * 1024 },
+        (error, stdout, stderr) => {
+          if (error)
+            reject(new Error(`kubectl ${args.join(' ')} failed: ${stderr.trim() || error.message}`, { cause: error }));
+          else resolve(stdout);
+        },
+      );
+      child.stdin?.end(options?.input ?? '');
     });
-    child.stdin?.end(options?.input ?? '');
-  });
 }
 
 export async function startOperatorStack(options: OperatorStackOptions): Promise<OperatorStack> {
@@ -96,15 +103,30 @@ export async function startOperatorStack(options: OperatorStackOptions): Promise
     if (installed) {
       installed = false;
       try {
-        execFileSync(options.kubectl, ['--kubeconfig', options.kubeconfig, 'delete', 'validatingwebhookconfiguration', configurationName, '--ignore-not-found', '--request-timeout=5s'], { stdio: 'ignore', timeout: 10_000 });
-      } catch { /* the API server may be gone already */ }
+        execFileSync(
+          options.kubectl,
+          [
+            '--kubeconfig',
+            options.kubeconfig,
+            'delete',
+            'validatingwebhookconfiguration',
+            configurationName,
+            '--ignore-not-found',
+            '--request-timeout=5s',
+          ],
+          { stdio: 'ignore', timeout: 10_000 },
+        );
+      } catch {
+        /* the API server may be gone already */
+      }
     }
   };
   const onExit = () => killNow();
   const onSignal = (signal: NodeJS.Signals) => {
     killNow();
     // Others listening (a test environment, `npm run dev`) decide about exiting.
-    if (process.listenerCount(signal) === 0) process.exit(128 + ({ SIGHUP: 1, SIGINT: 2, SIGTERM: 15 } as Record<string, number>)[signal]!);
+    if (process.listenerCount(signal) === 0)
+      process.exit(128 + ({ SIGHUP: 1, SIGINT: 2, SIGTERM: 15 } as Record<string, number>)[signal]!);
   };
   const signals: NodeJS.Signals[] = options.onSignal === 'none' ? [] : ['SIGINT', 'SIGTERM', 'SIGHUP'];
   process.on('exit', onExit);
@@ -114,15 +136,28 @@ export async function startOperatorStack(options: OperatorStackOptions): Promise
     if (stopped) return;
     stopped = true;
     // Producers of work first, then the workers (they drain), then the queue and the webhooks.
-    const order = [['event-source'], ['front'], [...running.keys()].filter((n) => n.startsWith('worker-')), ['webhooks'], ['queue-redis']];
+    const order = [
+      ['event-source'],
+      ['front'],
+      [...running.keys()].filter((n) => n.startsWith('worker-')),
+      ['webhooks'],
+      ['queue-redis'],
+    ];
     const failures: string[] = [];
     for (const names of order) {
-      await Promise.all(names.map(async (name) => {
-        await running.get(name)?.stop(name.startsWith('worker-') ? 30_000 : 10_000).catch((error: Error) => failures.push(error.message));
-      }));
+      await Promise.all(
+        names.map(async (name) => {
+          await running
+            .get(name)
+            ?.stop(name.startsWith('worker-') ? 30_000 : 10_000)
+            .catch((error: Error) => failures.push(error.message));
+        }),
+      );
     }
     if (installed) {
-      await uninstallValidatingWebhook(kubectl, configurationName).catch((error: Error) => failures.push(error.message));
+      await uninstallValidatingWebhook(kubectl, configurationName).catch((error: Error) =>
+        failures.push(error.message),
+      );
       installed = false;
     }
     process.off('exit', onExit);
@@ -131,14 +166,22 @@ export async function startOperatorStack(options: OperatorStackOptions): Promise
   };
 
   const baseEnv: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: process.env.NODE_ENV,
-    KUBECONFIG: options.kubeconfig, HOST: '127.0.0.1', ...options.extraEnv,
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NODE_ENV: process.env.NODE_ENV,
+    KUBECONFIG: options.kubeconfig,
+    HOST: '127.0.0.1',
+    ...options.extraEnv,
   };
   const startFunctions = async (name: string, functions: string[], env: NodeJS.ProcessEnv, fixedPort?: number) => {
-    const port = fixedPort ?? await freeLoopbackPort();
+    const port = fixedPort ?? (await freeLoopbackPort());
     const proc = spawnStackProcess({
-      name, command: process.execPath, args: ['--import', 'tsx', startScript, ...functions], cwd: repoRoot,
-      env: { ...baseEnv, ...env, PORT: String(port) }, log: join(logsDir, `${name}.log`),
+      name,
+      command: process.execPath,
+      args: ['--import', 'tsx', startScript, ...functions],
+      cwd: repoRoot,
+      env: { ...baseEnv, ...env, PORT: String(port) },
+      log: join(logsDir, `${name}.log`),
     });
     running.set(name, proc);
     await waitServing(proc, `http://127.0.0.1:${port}/readyz`);
@@ -156,12 +199,17 @@ export async function startOperatorStack(options: OperatorStackOptions): Promise
     const certs = await makeWebhookCerts(join(options.dir, 'certs'));
     const webhookPort = await freeLoopbackPort();
     const webhook = `https://127.0.0.1:${webhookPort}`;
-    const webhooksHttp = startFunctions('webhooks', ['webhooks'], { WEBHOOK_PORT: String(webhookPort), WEBHOOK_TLS_CERT: certs.cert, WEBHOOK_TLS_KEY: certs.key });
+    const webhooksHttp = startFunctions('webhooks', ['webhooks'], {
+      WEBHOOK_PORT: String(webhookPort),
+      WEBHOOK_TLS_CERT: certs.cert,
+      WEBHOOK_TLS_KEY: certs.key,
+    });
     // 3: ingest + dashboard, and the workers, started side by side (each takes a while to load)
     say('starting ingest + dashboard and the reconcile workers');
     const front = startFunctions('front', ['ingest', 'dashboard'], redisEnv);
     const workerCount = options.workers ?? 1;
-    const startWorkerProcess = (i: number, port?: number) => startFunctions(`worker-${i}`, ['reconcile'], redisEnv, port);
+    const startWorkerProcess = (i: number, port?: number) =>
+      startFunctions(`worker-${i}`, ['reconcile'], redisEnv, port);
     const workerUrls = Array.from({ length: workerCount }, (_, i) => startWorkerProcess(i));
     await webhooksHttp;
     say('installing the RedisCluster CRD and the validating webhook');
@@ -176,9 +224,20 @@ export async function startOperatorStack(options: OperatorStackOptions): Promise
 
     const logs = () => Object.fromEntries([...running].map(([name, p]) => [name, p.log]));
     return {
-      dir: options.dir, queueRedisUrl: queue.url, certs, webhookConfigurationName: configurationName,
-      urls: { ingest: `${ingest}/`, dashboard: `${ingest}/admin/queues`, metrics: `${ingest}/metrics`, workerMetrics: workers.map((w) => `${w}/metrics`), webhook },
-      get logs() { return logs(); },
+      dir: options.dir,
+      queueRedisUrl: queue.url,
+      certs,
+      webhookConfigurationName: configurationName,
+      urls: {
+        ingest: `${ingest}/`,
+        dashboard: `${ingest}/admin/queues`,
+        metrics: `${ingest}/metrics`,
+        workerMetrics: workers.map((w) => `${w}/metrics`),
+        webhook,
+      },
+      get logs() {
+        return logs();
+      },
       pids: () => Object.fromEntries([...running].filter(([, p]) => p.alive()).map(([name, p]) => [name, p.pid])),
       async stopWorker(index, signal = 'SIGTERM') {
         const proc = running.get(`worker-${index}`);

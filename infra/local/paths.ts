@@ -20,7 +20,10 @@ export function envDir(name: string): string {
   return join(envsDir(), name);
 }
 
-export interface Versions { kube: string; etcd: string }
+export interface Versions {
+  kube: string;
+  etcd: string;
+}
 
 /** KUBE_VERSION and ETCD_VERSION of versions.env, the cache key of the binaries. */
 export function versions(): Versions {
@@ -43,6 +46,7 @@ export const binaries = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'k
 export const kubeletMain = join(localDir, 'kubelet', 'main.ts');
 
 export function validateName(name: string): string {
-  if (!/^[a-z0-9][a-z0-9-]{0,40}$/.test(name)) throw new Error(`invalid environment name '${name}': use a-z, 0-9 and '-' (at most 41 characters)`);
+  if (!/^[a-z0-9][a-z0-9-]{0,40}$/.test(name))
+    throw new Error(`invalid environment name '${name}': use a-z, 0-9 and '-' (at most 41 characters)`);
   return name;
 }

@@ -22,9 +22,13 @@ export async function withAllocationLock<T>(fn: () => Promise<T>): Promise<T> {
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const age = await stat(lock).then((s) => Date.now() - s.mtimeMs, () => 0);
+      const age = await stat(lock).then(
+        (s) => Date.now() - s.mtimeMs,
+        () => 0,
+      );
       if (age > 60_000) await rm(lock, { force: true });
-      if (Date.now() > deadline) throw new Error(`could not take ${lock} within 120s (remove it if no local:up is running)`, { cause: error });
+      if (Date.now() > deadline)
+        throw new Error(`could not take ${lock} within 120s (remove it if no local:up is running)`, { cause: error });
       await sleep(20 + Math.random() * 50);
     }
   }
@@ -42,7 +46,9 @@ export function ephemeralPort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -60,8 +66,12 @@ export async function allocatePorts(live: EnvState[]): Promise<Ports> {
     throw new Error('no free loopback port found');
   };
   return {
-    etcd: await pick(), etcdPeer: await pick(), apiserver: await pick(),
-    controllerManager: await pick(), scheduler: await pick(), kubeletControl: await pick(),
+    etcd: await pick(),
+    etcdPeer: await pick(),
+    apiserver: await pick(),
+    controllerManager: await pick(),
+    scheduler: await pick(),
+    kubeletControl: await pick(),
   };
 }
 
@@ -69,5 +79,7 @@ export async function allocatePorts(live: EnvState[]): Promise<Ports> {
 export function allocatePodIpPrefix(live: EnvState[]): string {
   const used = new Set(live.map((s) => s.podIpPrefix));
   for (let x = 100; x <= 254; x++) if (!used.has(`127.${x}`)) return `127.${x}`;
-  throw new Error('every pod IP prefix 127.100-127.254 is used by a live environment: stop some (npm run local:down -- --name N)');
+  throw new Error(
+    'every pod IP prefix 127.100-127.254 is used by a live environment: stop some (npm run local:down -- --name N)',
+  );
 }

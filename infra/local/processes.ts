@@ -31,7 +31,13 @@ export function isRunning(pid: number, match?: string): boolean {
   return match === undefined || (cmdline(pid)?.includes(match) ?? false);
 }
 
-export function spawnDetached(command: string, args: string[], log: string, env?: NodeJS.ProcessEnv, cwd?: string): number {
+export function spawnDetached(
+  command: string,
+  args: string[],
+  log: string,
+  env?: NodeJS.ProcessEnv,
+  cwd?: string,
+): number {
   const fd = openSync(log, 'a');
   try {
     const child = spawn(command, args, { detached: true, stdio: ['ignore', fd, fd], env: env ?? process.env, cwd });
@@ -44,7 +50,9 @@ export function spawnDetached(command: string, args: string[], log: string, env?
 }
 
 function allPids(): number[] {
-  return readdirSync('/proc').filter((f) => /^\d+$/.test(f)).map(Number);
+  return readdirSync('/proc')
+    .filter((f) => /^\d+$/.test(f))
+    .map(Number);
 }
 
 /** The given pids and all their running descendants. */
@@ -78,7 +86,10 @@ function signal(pid: number, sig: NodeJS.Signals, group: boolean): void {
   }
 }
 
-export interface Target { pid: number; match: string }
+export interface Target {
+  pid: number;
+  match: string;
+}
 
 /**
  * Signals each target's process group (only when its leader is ours or gone, never a
@@ -93,7 +104,10 @@ export function signalAll(targets: Target[], extra: number[], sig: NodeJS.Signal
 }
 
 export async function stopAll(targets: Target[], extra: number[], graceMs: number): Promise<number[]> {
-  const alive = () => [...targets.filter((t) => isRunning(t.pid, t.match)).map((t) => t.pid), ...extra.filter((p) => isRunning(p))];
+  const alive = () => [
+    ...targets.filter((t) => isRunning(t.pid, t.match)).map((t) => t.pid),
+    ...extra.filter((p) => isRunning(p)),
+  ];
   signalAll(targets, extra, 'SIGTERM');
   const deadline = Date.now() + graceMs;
   while (alive().length > 0 && Date.now() < deadline) await sleep(50);

@@ -19,11 +19,17 @@ function ping(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = createConnection({ host: '127.0.0.1', port });
     let reply = '';
-    socket.setTimeout(1_000, () => { socket.destroy(); resolve(false); });
+    socket.setTimeout(1_000, () => {
+      socket.destroy();
+      resolve(false);
+    });
     socket.once('connect', () => socket.write('PING\r\n'));
     socket.on('data', (chunk) => {
       reply += chunk.toString();
-      if (reply.includes('\r\n')) { socket.destroy(); resolve(reply.startsWith('+PONG')); }
+      if (reply.includes('\r\n')) {
+        socket.destroy();
+        resolve(reply.startsWith('+PONG'));
+      }
     });
     socket.once('error', () => resolve(false));
   });
@@ -34,9 +40,31 @@ export async function startQueueRedis(dir: string, redisServer = 'redis-server')
   const port = await freeLoopbackPort();
   const log = join(dir, 'redis.log');
   const proc = spawnStackProcess({
-    name: 'queue-redis', command: redisServer, cwd: dir, log, env: process.env,
-    args: ['--bind', '127.0.0.1', '--port', String(port), '--dir', dir, '--protected-mode', 'no', '--daemonize', 'no',
-      '--appendonly', 'yes', '--appendfsync', 'everysec', '--save', '', '--logfile', ''],
+    name: 'queue-redis',
+    command: redisServer,
+    cwd: dir,
+    log,
+    env: process.env,
+    args: [
+      '--bind',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--dir',
+      dir,
+      '--protected-mode',
+      'no',
+      '--daemonize',
+      'no',
+      '--appendonly',
+      'yes',
+      '--appendfsync',
+      'everysec',
+      '--save',
+      '',
+      '--logfile',
+      '',
+    ],
   });
   const deadline = Date.now() + 15_000;
   while (!(await ping(port))) {

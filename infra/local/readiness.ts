@@ -20,13 +20,15 @@ export interface Probe {
 export function get(url: string, tls: Probe['tls'] = {}, timeoutMs = 2000): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const secure = url.startsWith('https:');
-    const options = secure ? {
-      ca: tls.ca ? readFileSync(tls.ca) : undefined,
-      cert: tls.cert ? readFileSync(tls.cert) : undefined,
-      key: tls.key ? readFileSync(tls.key) : undefined,
-      rejectUnauthorized: tls.ca !== undefined,
-      timeout: timeoutMs,
-    } : { timeout: timeoutMs };
+    const options = secure
+      ? {
+          ca: tls.ca ? readFileSync(tls.ca) : undefined,
+          cert: tls.cert ? readFileSync(tls.cert) : undefined,
+          key: tls.key ? readFileSync(tls.key) : undefined,
+          rejectUnauthorized: tls.ca !== undefined,
+          timeout: timeoutMs,
+        }
+      : { timeout: timeoutMs };
     const req = (secure ? httpsRequest : httpRequest)(url, options, (res) => {
       let body = '';
       res.setEncoding('utf8');
@@ -42,7 +44,12 @@ export function get(url: string, tls: Probe['tls'] = {}, timeoutMs = 2000): Prom
 /** The last lines of a log file, indented, for error messages. */
 export function tail(log: string, lines = 15): string {
   try {
-    return readFileSync(log, 'utf8').trimEnd().split('\n').slice(-lines).map((l) => `    ${l}`).join('\n');
+    return readFileSync(log, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .slice(-lines)
+      .map((l) => `    ${l}`)
+      .join('\n');
   } catch {
     return '    (no log)';
   }
@@ -63,7 +70,9 @@ export async function waitReady(probe: Probe, timeoutMs = 90_000): Promise<void>
       last = (error as Error).message;
     }
     if (Date.now() > deadline) {
-      throw new Error(`${probe.what} not ready at ${probe.url} after ${timeoutMs / 1000}s (last: ${last}); see ${probe.log}, which ends with:\n${tail(probe.log)}`);
+      throw new Error(
+        `${probe.what} not ready at ${probe.url} after ${timeoutMs / 1000}s (last: ${last}); see ${probe.log}, which ends with:\n${tail(probe.log)}`,
+      );
     }
     await sleep(200);
   }

@@ -20,26 +20,42 @@ export interface RestartOptions {
 export function healthProbe(state: EnvState, component: Component): Omit<Probe, 'pid' | 'match' | 'log'> {
   const certs = join(state.dir, 'certs');
   switch (component) {
-    case 'etcd': return { what: component, url: `http://127.0.0.1:${state.ports.etcd}/health` };
-    case 'kube-apiserver': return { what: component, url: `${state.server}/readyz`, tls: { ca: join(certs, 'ca.crt'), cert: join(certs, 'admin.crt'), key: join(certs, 'admin.key') } };
-    case 'kube-controller-manager': return { what: component, url: `https://127.0.0.1:${state.ports.controllerManager}/healthz`, tls: {} };
-    case 'kube-scheduler': return { what: component, url: `https://127.0.0.1:${state.ports.scheduler}/healthz`, tls: {} };
-    case 'kubelet': return { what: component, url: `${state.kubeletControlUrl}/healthz` };
+    case 'etcd':
+      return { what: component, url: `http://127.0.0.1:${state.ports.etcd}/health` };
+    case 'kube-apiserver':
+      return {
+        what: component,
+        url: `${state.server}/readyz`,
+        tls: { ca: join(certs, 'ca.crt'), cert: join(certs, 'admin.crt'), key: join(certs, 'admin.key') },
+      };
+    case 'kube-controller-manager':
+      return { what: component, url: `https://127.0.0.1:${state.ports.controllerManager}/healthz`, tls: {} };
+    case 'kube-scheduler':
+      return { what: component, url: `https://127.0.0.1:${state.ports.scheduler}/healthz`, tls: {} };
+    case 'kubelet':
+      return { what: component, url: `${state.kubeletControlUrl}/healthz` };
   }
 }
 
 /** The argv (NUL-separated in /proc, so arguments with spaces survive) and cwd of a process. */
 function commandOf(pid: number): { argv: string[]; cwd: string } {
-  const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((arg, i, all) => arg !== '' || i < all.length - 1);
+  const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+    .split('\0')
+    .filter((arg, i, all) => arg !== '' || i < all.length - 1);
   return { argv, cwd: readlinkSync(`/proc/${pid}/cwd`) };
 }
 
-export async function restartComponent(env: string | EnvState, component: Component, options: RestartOptions = {}): Promise<EnvState> {
+export async function restartComponent(
+  env: string | EnvState,
+  component: Component,
+  options: RestartOptions = {},
+): Promise<EnvState> {
   const name = typeof env === 'string' ? env : env.name;
   const state = readState(name);
   const record = state?.processes[component];
   if (!state || !record) throw new Error(`environment '${name}' has no ${component}`);
-  if (!isRunning(record.pid, record.match)) throw new Error(`${component} of '${name}' (pid ${record.pid}) is not running; see ${record.log}`);
+  if (!isRunning(record.pid, record.match))
+    throw new Error(`${component} of '${name}' (pid ${record.pid}) is not running; see ${record.log}`);
   const { argv, cwd } = commandOf(record.pid);
   const [command, ...args] = argv;
   if (!command) throw new Error(`cannot read the command line of ${component} (pid ${record.pid})`);
@@ -55,6 +71,11 @@ export async function restartComponent(env: string | EnvState, component: Compon
     await writeState(state);
   }
   // 4: ready as `up` means it.
-  await waitReady({ ...healthProbe(state, component), pid: state.processes[component]!.pid, match: record.match, log: record.log });
+  await waitReady({
+    ...healthProbe(state, component),
+    pid: state.processes[component]!.pid,
+    match: record.match,
+    log: record.log,
+  });
   return state;
 }

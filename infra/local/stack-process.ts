@@ -38,21 +38,37 @@ export function spawnStackProcess(options: SpawnOptions): StackProcess {
   let pid: number;
   let exited = false;
   try {
-    const child = spawn(options.command, [...options.args], { detached: true, stdio: ['ignore', fd, fd], env: options.env, cwd: options.cwd });
-    if (child.pid === undefined) throw new Error(`could not start ${options.name} (${options.command}); see ${options.log}`);
+    const child = spawn(options.command, [...options.args], {
+      detached: true,
+      stdio: ['ignore', fd, fd],
+      env: options.env,
+      cwd: options.cwd,
+    });
+    if (child.pid === undefined)
+      throw new Error(`could not start ${options.name} (${options.command}); see ${options.log}`);
     pid = child.pid;
     // Reaped here, so a dead child never lingers as a zombie that looks alive.
-    child.once('exit', () => { exited = true; });
+    child.once('exit', () => {
+      exited = true;
+    });
     child.unref();
   } finally {
     closeSync(fd);
   }
   const alive = () => !exited && isRunning(pid);
   const signal = (sig: NodeJS.Signals) => {
-    try { process.kill(-pid, sig); } catch { /* already gone */ }
+    try {
+      process.kill(-pid, sig);
+    } catch {
+      /* already gone */
+    }
   };
   return {
-    name: options.name, pid, log: options.log, alive, signal,
+    name: options.name,
+    pid,
+    log: options.log,
+    alive,
+    signal,
     async stop(graceMs = 15_000) {
       if (!alive()) return;
       signal('SIGTERM');
@@ -78,7 +94,10 @@ export async function waitServing(proc: StackProcess, url: string, timeoutMs = 6
     } catch (error) {
       last = (error as Error).message;
     }
-    if (Date.now() > deadline) throw new Error(`${proc.name} not ready at ${url} within ${timeoutMs / 1000}s (last: ${last}); ${proc.log}:\n${tail(proc.log)}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `${proc.name} not ready at ${url} within ${timeoutMs / 1000}s (last: ${last}); ${proc.log}:\n${tail(proc.log)}`,
+      );
     await sleep(100);
   }
 }

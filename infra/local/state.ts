@@ -69,7 +69,9 @@ export async function writeState(state: EnvState): Promise<void> {
 
 /** Pids of the recorded processes that are still running. */
 export function livePids(state: EnvState): number[] {
-  return Object.values(state.processes).filter((p) => p && isRunning(p.pid, p.match)).map((p) => p!.pid);
+  return Object.values(state.processes)
+    .filter((p) => p && isRunning(p.pid, p.match))
+    .map((p) => p!.pid);
 }
 
 /** Live: some process of it runs, or its `up` is still in progress. */

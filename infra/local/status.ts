@@ -13,7 +13,11 @@ export interface Status extends Partial<EnvState> {
 export function environmentStatus(name: string): Status {
   const state = readState(name);
   if (!state) return { name, running: false };
-  const processStates = Object.fromEntries(Object.entries(state.processes).map(([c, p]) => [c, p && isRunning(p.pid, p.match) ? 'running' : 'exited'] as const));
+  const processStates = Object.fromEntries(
+    Object.entries(state.processes).map(
+      ([c, p]) => [c, p && isRunning(p.pid, p.match) ? 'running' : 'exited'] as const,
+    ),
+  );
   const running = state.phase === 'up' && Object.values(processStates).every((s) => s === 'running');
   return { ...state, running, processStates };
 }
@@ -29,7 +33,9 @@ export function formatStatus(s: Status): string {
     `  pod IPs     ${s.podIpPrefix}.0.0/16`,
     `  kubelet     ${s.kubeletControlUrl}`,
     `  logs        ${s.dir}/logs/`,
-    ...Object.entries(s.processStates).map(([c, st]) => `  ${c.padEnd(24)} pid ${s.processes?.[c as keyof EnvState['processes']]?.pid}  ${st}`),
+    ...Object.entries(s.processStates).map(
+      ([c, st]) => `  ${c.padEnd(24)} pid ${s.processes?.[c as keyof EnvState['processes']]?.pid}  ${st}`,
+    ),
     `  try         KUBECONFIG=${s.kubeconfig} ${s.kubectl} get nodes`,
   ];
   return lines.join('\n');

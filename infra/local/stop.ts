@@ -35,11 +35,17 @@ function targets(state: EnvState, components: Component[]): Target[] {
 /** Everything of the environment that runs: its processes, their descendants, its pods.
  * `dir/` with the slash: env `dev1` must not take `dev10`'s processes for its own. */
 export function leftovers(state: EnvState): number[] {
-  const roots = Object.values(state.processes).filter((p) => p && isRunning(p.pid, p.match)).map((p) => p!.pid);
+  const roots = Object.values(state.processes)
+    .filter((p) => p && isRunning(p.pid, p.match))
+    .map((p) => p!.pid);
   // Pods are found by their address, unless a live environment has the prefix now (after ours died).
-  const prefixTaken = allStates().some((s) => s.name !== state.name && s.podIpPrefix === state.podIpPrefix && isLive(s));
+  const prefixTaken = allStates().some(
+    (s) => s.name !== state.name && s.podIpPrefix === state.podIpPrefix && isLive(s),
+  );
   const pods = state.podIpPrefix && !prefixTaken ? processesMentioning(`${state.podIpPrefix}.`) : [];
-  return [...new Set([...withDescendants(roots), ...processesMentioning(`${state.dir}/`), ...pods])].sort((a, b) => a - b);
+  return [...new Set([...withDescendants(roots), ...processesMentioning(`${state.dir}/`), ...pods])].sort(
+    (a, b) => a - b,
+  );
 }
 
 export async function stopEnvironment(name: string, options: StopOptions = {}): Promise<StopResult> {
@@ -61,11 +67,13 @@ export async function stopEnvironment(name: string, options: StopOptions = {}): 
   // Partition rules the kubelet had no chance to remove (killed mid-partition).
   await heal(partitionTag(name));
   const still = leftovers(state).concat(rest.filter((pid) => isRunning(pid)));
-  if (still.length > 0) throw new Error(`processes of '${name}' still run after SIGKILL: ${[...new Set(still)].join(', ')}`);
+  if (still.length > 0)
+    throw new Error(`processes of '${name}' still run after SIGKILL: ${[...new Set(still)].join(', ')}`);
   await rm(join(dir, 'etcd'), { recursive: true, force: true });
   await rm(join(dir, 'kubelet'), { recursive: true, force: true });
   await rm(statePath(name), { force: true });
-  for (const file of ['admin', 'controller-manager', 'scheduler', 'kubelet']) await rm(join(dir, `${file}.kubeconfig`), { force: true });
+  for (const file of ['admin', 'controller-manager', 'scheduler', 'kubelet'])
+    await rm(join(dir, `${file}.kubeconfig`), { force: true });
   if (options.purge && !options.keepLogs) await removeDir(dir);
   return { found: true, stopped: before };
 }
@@ -85,5 +93,11 @@ async function removeDir(dir: string): Promise<void> {
 /** Synchronous SIGKILL of everything of the environment, for process 'exit' handlers. */
 export function killEnvironmentSync(state: EnvState): void {
   healSync(partitionTag(state.name));
-  signalAll(Object.values(state.processes).filter((p): p is NonNullable<typeof p> => !!p).map((p) => ({ pid: p.pid, match: p.match })), leftovers(state), 'SIGKILL');
+  signalAll(
+    Object.values(state.processes)
+      .filter((p): p is NonNullable<typeof p> => !!p)
+      .map((p) => ({ pid: p.pid, match: p.match })),
+    leftovers(state),
+    'SIGKILL',
+  );
 }

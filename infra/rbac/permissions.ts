@@ -41,19 +41,69 @@ export const identities: readonly Identity[] = [
     name: 'knredis-reconcile',
     description: 'the reconcile worker (functions/reconcile) and its periodic resync',
     permissions: [
-      { group: GROUP, resource: PLURAL, verbs: ['get', 'list', 'patch'], usedBy: `reconcile.ts getCluster; functions/kube.ts kubeListClusterKeys (resync); ${kube} setFinalizers (merge patch)` },
-      { group: GROUP, resource: `${PLURAL}/status`, verbs: ['update'], usedBy: `${kube} replaceStatus (PUT of the status subresource)` },
+      {
+        group: GROUP,
+        resource: PLURAL,
+        verbs: ['get', 'list', 'patch'],
+        usedBy: `reconcile.ts getCluster; functions/kube.ts kubeListClusterKeys (resync); ${kube} setFinalizers (merge patch)`,
+      },
+      {
+        group: GROUP,
+        resource: `${PLURAL}/status`,
+        verbs: ['update'],
+        usedBy: `${kube} replaceStatus (PUT of the status subresource)`,
+      },
       // Owner references with blockOwnerDeletion need it where OwnerReferencesPermissionEnforcement is on.
-      { group: GROUP, resource: `${PLURAL}/finalizers`, verbs: ['update'], usedBy: 'children.ts (ownerReferences with blockOwnerDeletion)' },
-      { group: 'apps', resource: 'statefulsets', verbs: applied, usedBy: 'observe.ts read; finalize.ts read (claim templates); children.ts apply' },
-      { group: '', resource: 'services', verbs: applied, usedBy: 'observe.ts read (headless and client Service); children.ts apply' },
+      {
+        group: GROUP,
+        resource: `${PLURAL}/finalizers`,
+        verbs: ['update'],
+        usedBy: 'children.ts (ownerReferences with blockOwnerDeletion)',
+      },
+      {
+        group: 'apps',
+        resource: 'statefulsets',
+        verbs: applied,
+        usedBy: 'observe.ts read; finalize.ts read (claim templates); children.ts apply',
+      },
+      {
+        group: '',
+        resource: 'services',
+        verbs: applied,
+        usedBy: 'observe.ts read (headless and client Service); children.ts apply',
+      },
       { group: '', resource: 'configmaps', verbs: applied, usedBy: 'observe.ts read; children.ts apply (redis.conf)' },
-      { group: '', resource: 'secrets', verbs: applied, usedBy: 'observe.ts read (auth password); children.ts apply (generated Secret)' },
-      { group: 'policy', resource: 'poddisruptionbudgets', verbs: [...applied, 'delete'], usedBy: 'observe.ts read; children.ts apply, delete when disabled' },
-      { group: '', resource: 'pods', verbs: ['list', 'delete'], usedBy: 'observe.ts listPods; reconcile.ts restartPod (rolling update), force-delete on a lost node' },
-      { group: '', resource: 'persistentvolumeclaims', verbs: ['list', 'patch', 'delete'], usedBy: 'observe.ts listClaims; reconcile.ts annotate (node id); finalize.ts delete (reclaim: Delete)' },
+      {
+        group: '',
+        resource: 'secrets',
+        verbs: applied,
+        usedBy: 'observe.ts read (auth password); children.ts apply (generated Secret)',
+      },
+      {
+        group: 'policy',
+        resource: 'poddisruptionbudgets',
+        verbs: [...applied, 'delete'],
+        usedBy: 'observe.ts read; children.ts apply, delete when disabled',
+      },
+      {
+        group: '',
+        resource: 'pods',
+        verbs: ['list', 'delete'],
+        usedBy: 'observe.ts listPods; reconcile.ts restartPod (rolling update), force-delete on a lost node',
+      },
+      {
+        group: '',
+        resource: 'persistentvolumeclaims',
+        verbs: ['list', 'patch', 'delete'],
+        usedBy: 'observe.ts listClaims; reconcile.ts annotate (node id); finalize.ts delete (reclaim: Delete)',
+      },
       { group: '', resource: 'nodes', verbs: ['list'], usedBy: 'observe.ts listNodes (zones, lost nodes)' },
-      { group: '', resource: 'events', verbs: ['get', 'create', 'patch'], usedBy: `events.ts through ${kube} event (create, or get + patch the count)` },
+      {
+        group: '',
+        resource: 'events',
+        verbs: ['get', 'create', 'patch'],
+        usedBy: `events.ts through ${kube} event (create, or get + patch the count)`,
+      },
     ],
   },
   {
@@ -61,8 +111,21 @@ export const identities: readonly Identity[] = [
     description: 'the CloudEvents sink (functions/ingest): owner lookup of reference-mode events',
     permissions: [
       { group: GROUP, resource: PLURAL, verbs: ['get'], usedBy: 'functions/kube.ts existingClusters' },
-      ...([['', 'pods'], ['', 'services'], ['', 'configmaps'], ['', 'persistentvolumeclaims'], ['apps', 'statefulsets'], ['policy', 'poddisruptionbudgets']] as const)
-        .map(([group, resource]) => ({ group, resource, verbs: ['get'] as const, usedBy: 'functions/kube.ts readMeta (functions/ingest/to-keys.ts childKinds)' })),
+      ...(
+        [
+          ['', 'pods'],
+          ['', 'services'],
+          ['', 'configmaps'],
+          ['', 'persistentvolumeclaims'],
+          ['apps', 'statefulsets'],
+          ['policy', 'poddisruptionbudgets'],
+        ] as const
+      ).map(([group, resource]) => ({
+        group,
+        resource,
+        verbs: ['get'] as const,
+        usedBy: 'functions/kube.ts readMeta (functions/ingest/to-keys.ts childKinds)',
+      })),
     ],
   },
   {
@@ -71,15 +134,33 @@ export const identities: readonly Identity[] = [
     runtime: 'kubernetes',
     permissions: [
       { group: GROUP, resource: PLURAL, verbs: ['list', 'watch'], usedBy: 'functions/event-source/watched.ts' },
-      ...([['', 'pods'], ['', 'services'], ['', 'configmaps'], ['', 'persistentvolumeclaims'], ['apps', 'statefulsets'], ['policy', 'poddisruptionbudgets']] as const)
-        .map(([group, resource]) => ({ group, resource, verbs: ['list', 'watch'] as const, usedBy: 'functions/event-source/watched.ts (labelled children)' })),
+      ...(
+        [
+          ['', 'pods'],
+          ['', 'services'],
+          ['', 'configmaps'],
+          ['', 'persistentvolumeclaims'],
+          ['apps', 'statefulsets'],
+          ['policy', 'poddisruptionbudgets'],
+        ] as const
+      ).map(([group, resource]) => ({
+        group,
+        resource,
+        verbs: ['list', 'watch'] as const,
+        usedBy: 'functions/event-source/watched.ts (labelled children)',
+      })),
     ],
   },
   {
     name: 'knredis-webhooks',
     description: 'the admission and conversion webhooks (functions/webhooks): the RedisCluster behind a scale review',
     permissions: [
-      { group: GROUP, resource: PLURAL, verbs: ['get'], usedBy: 'functions/kube.ts kubeClusterReader (a /scale review is checked as the edit it amounts to)' },
+      {
+        group: GROUP,
+        resource: PLURAL,
+        verbs: ['get'],
+        usedBy: 'functions/kube.ts kubeClusterReader (a /scale review is checked as the edit it amounts to)',
+      },
     ],
   },
   {
@@ -90,8 +171,21 @@ export const identities: readonly Identity[] = [
     runtime: 'knative',
     permissions: [
       { group: GROUP, resource: PLURAL, verbs: ['get', 'list', 'watch'], usedBy: 'infra/knative/apiserversource.yaml' },
-      ...([['', 'pods'], ['', 'services'], ['', 'configmaps'], ['', 'persistentvolumeclaims'], ['apps', 'statefulsets'], ['policy', 'poddisruptionbudgets']] as const)
-        .map(([group, resource]) => ({ group, resource, verbs: ['get', 'list', 'watch'] as const, usedBy: 'infra/knative/apiserversource.yaml (labelled children)' })),
+      ...(
+        [
+          ['', 'pods'],
+          ['', 'services'],
+          ['', 'configmaps'],
+          ['', 'persistentvolumeclaims'],
+          ['apps', 'statefulsets'],
+          ['policy', 'poddisruptionbudgets'],
+        ] as const
+      ).map(([group, resource]) => ({
+        group,
+        resource,
+        verbs: ['get', 'list', 'watch'] as const,
+        usedBy: 'infra/knative/apiserversource.yaml (labelled children)',
+      })),
     ],
   },
 ];

@@ -15,9 +15,24 @@
 
 /** @type {DebianPackage[]} */
 export const debianPackages = [
-  { name: 'redis-server', command: 'redis-server', why: 'the local pods and the queue run real redis-server processes', for: ['dev', 'test'] },
-  { name: 'redis-tools', command: 'redis-cli', why: 'redis-cli: the commands npm run dev prints, the migration benchmark', for: ['dev', 'test'] },
-  { name: 'openssl', command: 'openssl', why: 'certificates of the local control plane and the webhooks', for: ['dev', 'test'] },
+  {
+    name: 'redis-server',
+    command: 'redis-server',
+    why: 'the local pods and the queue run real redis-server processes',
+    for: ['dev', 'test'],
+  },
+  {
+    name: 'redis-tools',
+    command: 'redis-cli',
+    why: 'redis-cli: the commands npm run dev prints, the migration benchmark',
+    for: ['dev', 'test'],
+  },
+  {
+    name: 'openssl',
+    command: 'openssl',
+    why: 'certificates of the local control plane and the webhooks',
+    for: ['dev', 'test'],
+  },
   { name: 'chromium', command: 'chromium', why: 'the dashboard is tested in a real browser', for: ['test'] },
   { name: 'iptables', command: 'iptables', why: 'the chaos tests cut traffic on the loopback device', for: ['test'] },
 ];

@@ -64,16 +64,21 @@ export function planSetup(facts) {
   }
   if (!facts.binaries && !(facts.go && atLeast(facts.go, goNeeded))) {
     const have = facts.go ? `this is ${facts.go}` : 'go is not on PATH';
-    plan.problems.push(`Go >= ${goNeeded} is needed once, to build the control plane (etcd, kube-apiserver, ...) from source; ${have}: ${goHowTo}.`);
+    plan.problems.push(
+      `Go >= ${goNeeded} is needed once, to build the control plane (etcd, kube-apiserver, ...) from source; ${have}: ${goHowTo}.`,
+    );
   }
 
   // 2: node_modules. A linked node_modules belongs to another checkout: npm ci would empty it.
   if (facts.nodeModules === 'current') {
     plan.inPlace.push('node_modules');
   } else if (facts.nodeModulesLink !== undefined) {
-    plan.notes.push(`node_modules links to ${facts.nodeModulesLink}, which is ${facts.nodeModules === 'missing' ? 'missing' : 'older than package-lock.json'}; a shared directory is not reinstalled here (run npm ci where it lives).`);
+    plan.notes.push(
+      `node_modules links to ${facts.nodeModulesLink}, which is ${facts.nodeModules === 'missing' ? 'missing' : 'older than package-lock.json'}; a shared directory is not reinstalled here (run npm ci where it lives).`,
+    );
   } else {
-    const why = facts.nodeModules === 'missing' ? 'node_modules is missing' : 'package-lock.json is newer than node_modules';
+    const why =
+      facts.nodeModules === 'missing' ? 'node_modules is missing' : 'package-lock.json is newer than node_modules';
     plan.actions.push({ step: 'npm ci', why, run: [['npm', 'ci', '--no-audit', '--no-fund']] });
   }
 
@@ -93,12 +98,25 @@ export function planSetup(facts) {
     } else if (facts.root) {
       plan.actions.push({ step: 'Debian packages', why: `missing: ${list}`, run: aptRun([]) });
     } else if (facts.sudo === 'nopasswd') {
-      plan.actions.push({ step: 'Debian packages', why: `missing: ${list}; through sudo`, run: aptRun(['sudo', '-n']) });
+      plan.actions.push({
+        step: 'Debian packages',
+        why: `missing: ${list}; through sudo`,
+        run: aptRun(['sudo', '-n']),
+      });
     } else if (facts.sudo === 'password' && facts.interactive) {
-      plan.actions.push({ step: 'Debian packages', why: `missing: ${list}; through sudo (it asks for your password)`, run: aptRun(['sudo']) });
+      plan.actions.push({
+        step: 'Debian packages',
+        why: `missing: ${list}; through sudo (it asks for your password)`,
+        run: aptRun(['sudo']),
+      });
     } else {
-      const why = facts.sudo === 'password' ? 'sudo needs a password and there is no terminal to ask for it' : 'not root, and no sudo';
-      plan.problems.push(`missing: ${list}. Installing them needs root (${why}): run as root\n    apt-get update && apt-get install -y ${names.join(' ')}`);
+      const why =
+        facts.sudo === 'password'
+          ? 'sudo needs a password and there is no terminal to ask for it'
+          : 'not root, and no sudo';
+      plan.problems.push(
+        `missing: ${list}. Installing them needs root (${why}): run as root\n    apt-get update && apt-get install -y ${names.join(' ')}`,
+      );
     }
   }
 
@@ -106,7 +124,11 @@ export function planSetup(facts) {
   if (facts.binaries) {
     plan.inPlace.push('control plane');
   } else {
-    plan.actions.push({ step: 'control plane', why: `not built yet for infra/local/versions.env: go build, once (about 26 minutes on 2 cores), then cached`, run: [['bash', buildScript]] });
+    plan.actions.push({
+      step: 'control plane',
+      why: `not built yet for infra/local/versions.env: go build, once (about 26 minutes on 2 cores), then cached`,
+      run: [['bash', buildScript]],
+    });
   }
 
   if (plan.problems.length > 0) plan.actions = [];

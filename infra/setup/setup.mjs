@@ -45,7 +45,11 @@ function nodeModulesState() {
   // npm writes node_modules/.package-lock.json at the end of each install: absent = unfinished.
   const installed = mtime(join(dir, '.package-lock.json'));
   const lock = mtime(join(repo, 'package-lock.json')) ?? 0;
-  return { nodeModules: installed !== undefined && installed >= lock ? /** @type {const} */ ('current') : /** @type {const} */ ('stale'), nodeModulesLink: link };
+  return {
+    nodeModules:
+      installed !== undefined && installed >= lock ? /** @type {const} */ ('current') : /** @type {const} */ ('stale'),
+    nodeModulesLink: link,
+  };
 }
 
 const cache = process.env.KNREDIS_CACHE || join(homedir(), '.cache', 'knredis');
@@ -55,7 +59,9 @@ function binariesBuilt() {
   const env = readFileSync(join(repo, 'infra/local/versions.env'), 'utf8');
   const read = (/** @type {string} */ key) => new RegExp(`^${key}=(\\S+)`, 'm').exec(env)?.[1];
   const bin = join(cache, `k8s-${read('KUBE_VERSION')}-etcd-${read('ETCD_VERSION')}`, 'bin');
-  return ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubectl'].every((b) => existsSync(join(bin, b)));
+  return ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubectl'].every((b) =>
+    existsSync(join(bin, b)),
+  );
 }
 
 /** The facts planSetup decides on; the slow ones (go, sudo) only when they matter. */
@@ -66,13 +72,27 @@ function gatherFacts(/** @type {import('./needs.mjs').Purpose} */ purpose) {
   const binaries = binariesBuilt();
   const root = process.getuid?.() === 0;
   /** @type {import('./plan.mjs').Facts} */
-  const facts = { purpose, node: process.versions.node, nodeNeeded: pkg.engines.node, ...nodeModulesState(), commands, binaries, aptGet: missing && onPath('apt-get'), root, interactive: Boolean(process.stdin.isTTY) };
+  const facts = {
+    purpose,
+    node: process.versions.node,
+    nodeNeeded: pkg.engines.node,
+    ...nodeModulesState(),
+    commands,
+    binaries,
+    aptGet: missing && onPath('apt-get'),
+    root,
+    interactive: Boolean(process.stdin.isTTY),
+  };
   if (!binaries) {
     const go = spawnSync('go', ['env', 'GOVERSION'], { encoding: 'utf8' });
     if (go.status === 0) facts.go = go.stdout.trim();
   }
   if (missing && !root) {
-    facts.sudo = !onPath('sudo') ? 'none' : spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore' }).status === 0 ? 'nopasswd' : 'password';
+    facts.sudo = !onPath('sudo')
+      ? 'none'
+      : spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore' }).status === 0
+        ? 'nopasswd'
+        : 'password';
   }
   return facts;
 }
@@ -96,7 +116,10 @@ function run(/** @type {string[]} */ argv) {
         say(`  ... still running (${elapsed(from)}): ${argv.join(' ')}`);
       }
     }, 5_000);
-    child.once('error', (error) => { clearInterval(beat); reject(error); });
+    child.once('error', (error) => {
+      clearInterval(beat);
+      reject(error);
+    });
     child.once('exit', (code, signal) => {
       clearInterval(beat);
       if (code === 0) resolve(undefined);
@@ -116,7 +139,12 @@ async function main() {
     // One set-up at a time per machine (npm run dev and npm test started together on a fresh
     // clone): this one runs again under the lock, and so finds what the other installed.
     mkdirSync(cache, { recursive: true });
-    const again = (/** @type {string[]} */ wait) => spawnSync('flock', [...wait, '-E', '75', join(cache, 'setup.lock'), process.execPath, fileURLToPath(import.meta.url), purpose], { stdio: 'inherit', env: { ...process.env, KNREDIS_SETUP_LOCKED: '1' } }).status;
+    const again = (/** @type {string[]} */ wait) =>
+      spawnSync(
+        'flock',
+        [...wait, '-E', '75', join(cache, 'setup.lock'), process.execPath, fileURLToPath(import.meta.url), purpose],
+        { stdio: 'inherit', env: { ...process.env, KNREDIS_SETUP_LOCKED: '1' } },
+      ).status;
     const code = again(['-n']);
     if (code !== 75) return code ?? 1;
     say('another set-up is running on this machine; waiting for it');
@@ -142,14 +170,19 @@ async function main() {
   // What was installed is checked again: a package that gave no command is a failure here.
   const after = planSetup(gatherFacts(purpose));
   if (after.actions.length > 0 || after.problems.length > 0) {
-    say(`still missing after the set-up: ${[...after.actions.map((a) => `${a.step} (${a.why})`), ...after.problems].join('; ')}`);
+    say(
+      `still missing after the set-up: ${[...after.actions.map((a) => `${a.step} (${a.why})`), ...after.problems].join('; ')}`,
+    );
     return 1;
   }
   say(`ready in ${elapsed()}`);
   return 0;
 }
 
-main().then((code) => process.exit(code), (/** @type {Error} */ error) => {
-  say(`${error.message}; stopped there (what finished stays, nothing half-done counts as installed)`);
-  process.exit(1);
-});
+main().then(
+  (code) => process.exit(code),
+  (/** @type {Error} */ error) => {
+    say(`${error.message}; stopped there (what finished stays, nothing half-done counts as installed)`);
+    process.exit(1);
+  },
+);

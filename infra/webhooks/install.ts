@@ -17,9 +17,15 @@ export interface ApiTarget {
 }
 
 const apply = (kubectl: Kubectl, obj: object) =>
-  kubectl(['apply', '--server-side', '--force-conflicts', '--field-manager', 'knredis', '-f', '-'], { input: JSON.stringify(obj) });
+  kubectl(['apply', '--server-side', '--force-conflicts', '--field-manager', 'knredis', '-f', '-'], {
+    input: JSON.stringify(obj),
+  });
 
-export async function installRedisClusterApi(kubectl: Kubectl, target: ApiTarget, configurationName?: string): Promise<void> {
+export async function installRedisClusterApi(
+  kubectl: Kubectl,
+  target: ApiTarget,
+  configurationName?: string,
+): Promise<void> {
   await apply(kubectl, redisClusterCrd(target));
   await waitEstablished(kubectl);
   await apply(kubectl, validatingWebhookConfiguration(target, configurationName));

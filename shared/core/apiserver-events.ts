@@ -46,7 +46,10 @@ export function eventAttributes(object: KubeObjectLike, verb: Verb, mode: EventM
     type: eventType(mode, verb),
     subject: `/apis/${apiVersion}/namespaces/${namespace}/${kind.toLowerCase()}s/${name}`,
     datacontenttype: 'application/json',
-    kind, name, namespace, apiversion: apiVersion,
+    kind,
+    name,
+    namespace,
+    apiversion: apiVersion,
     data,
   };
 }

@@ -10,9 +10,7 @@
 import type { RunNote } from './run-note.ts';
 
 export type Outcome = (
-  | { readonly kind: 'done' }
-  | { readonly kind: 'awaitChange' }
-  | { readonly kind: 'requeueAfter'; readonly ms: number }
+  { readonly kind: 'done' } | { readonly kind: 'awaitChange' } | { readonly kind: 'requeueAfter'; readonly ms: number }
 ) & { readonly note?: RunNote };
 
 /** The outcome with a note for people attached. */
@@ -57,7 +55,10 @@ export class ReconcileTimeoutError extends TransientError {
  */
 export class OwnershipLostError extends TransientError {
   override readonly name = 'OwnershipLostError';
-  constructor(readonly key: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly key: string,
+    options?: { cause?: unknown },
+  ) {
     super(`the run of ${key} no longer owns it; stopping before it changes anything else`, options);
   }
 }

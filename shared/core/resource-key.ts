@@ -11,8 +11,14 @@ const subdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])
 const label = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 export function isValidRef(ref: { namespace?: unknown; name?: unknown }): ref is ResourceRef {
-  return typeof ref.namespace === 'string' && ref.namespace.length <= 63 && label.test(ref.namespace)
-    && typeof ref.name === 'string' && ref.name.length <= 253 && subdomain.test(ref.name);
+  return (
+    typeof ref.namespace === 'string' &&
+    ref.namespace.length <= 63 &&
+    label.test(ref.namespace) &&
+    typeof ref.name === 'string' &&
+    ref.name.length <= 253 &&
+    subdomain.test(ref.name)
+  );
 }
 
 export function toKey(ref: ResourceRef): string {
@@ -23,6 +29,7 @@ export function toKey(ref: ResourceRef): string {
 export function fromKey(key: string): ResourceRef {
   const [namespace, name, ...rest] = key.split('/');
   const ref = { namespace, name };
-  if (rest.length > 0 || !isValidRef(ref)) throw new RangeError(`not a valid key "namespace/name": ${JSON.stringify(key)}`);
+  if (rest.length > 0 || !isValidRef(ref))
+    throw new RangeError(`not a valid key "namespace/name": ${JSON.stringify(key)}`);
   return ref;
 }

@@ -26,7 +26,12 @@ export interface RunNote {
 export function snapshotOf(status: RedisClusterStatus | undefined): StatusSnapshot | undefined {
   if (!status) return undefined;
   const { phase, slotsCovered, readyNodes, operation } = status;
-  const conditions = status.conditions?.map(({ type, status: s, reason, message }) => ({ type, status: s, reason, message }));
+  const conditions = status.conditions?.map(({ type, status: s, reason, message }) => ({
+    type,
+    status: s,
+    reason,
+    message,
+  }));
   return { phase, slotsCovered, readyNodes, operation, conditions };
 }
 
@@ -55,11 +60,16 @@ export interface RunRecord {
 export function describeRun(run: Pick<RunRecord, 'result' | 'delayMs' | 'error' | 'failures'>): string {
   const wait = run.delayMs === undefined ? '' : ` after ${formatMs(run.delayMs)}`;
   switch (run.result) {
-    case 'done': return 'done';
-    case 'awaitChange': return 'done, waiting for a change';
-    case 'requeue': return `requeue${wait}`;
-    case 'retry': return `error, retry${wait}${run.failures ? ` (failure ${run.failures})` : ''}: ${run.error ?? ''}`;
-    case 'terminal': return `error, not retried: ${run.error ?? ''}`;
+    case 'done':
+      return 'done';
+    case 'awaitChange':
+      return 'done, waiting for a change';
+    case 'requeue':
+      return `requeue${wait}`;
+    case 'retry':
+      return `error, retry${wait}${run.failures ? ` (failure ${run.failures})` : ''}: ${run.error ?? ''}`;
+    case 'terminal':
+      return `error, not retried: ${run.error ?? ''}`;
   }
 }
 

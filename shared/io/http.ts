@@ -13,19 +13,29 @@ export interface Probe {
 }
 
 /** Replies `{ error, reason }`; `error` is a short machine word, `reason` a sentence. */
-export function sendError(res: Response, status: number, error: string, reason: string, headers: Record<string, string> = {}): void {
+export function sendError(
+  res: Response,
+  status: number,
+  error: string,
+  reason: string,
+  headers: Record<string, string> = {},
+): void {
   res.status(status).set(headers).json({ error, reason });
 }
 
 export function createHttpApp(options: { registry?: Registry; probes?: () => readonly Probe[] }): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.get('/healthz', (_req, res) => { res.json({ status: 'ok' }); });
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
   app.get('/readyz', async (_req, res) => {
     const probes = options.probes?.() ?? [];
     const results = await Promise.all(probes.map(async (p) => [p.name, await p.check().catch(() => false)] as const));
     const failing = results.filter(([, ok]) => !ok).map(([name]) => name);
-    res.status(failing.length === 0 ? 200 : 503).json({ status: failing.length === 0 ? 'ready' : 'not ready', failing });
+    res
+      .status(failing.length === 0 ? 200 : 503)
+      .json({ status: failing.length === 0 ? 'ready' : 'not ready', failing });
   });
   if (options.registry) {
     const registry = options.registry;
@@ -49,7 +59,12 @@ export function listen(app: Express, port: number, host = '127.0.0.1'): Promise<
 }
 
 /** Listens with an HTTP or HTTPS server already built; the URL names the bound port. */
-export async function serve<S extends Server | HttpsServer>(server: S, port: number, host: string, scheme: 'http' | 'https'): Promise<Listening & { readonly server: S }> {
+export async function serve<S extends Server | HttpsServer>(
+  server: S,
+  port: number,
+  host: string,
+  scheme: 'http' | 'https',
+): Promise<Listening & { readonly server: S }> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());
@@ -57,10 +72,13 @@ export async function serve<S extends Server | HttpsServer>(server: S, port: num
   const address = server.address();
   const bound = typeof address === 'object' && address ? address.port : port;
   return {
-    server, port: bound, url: `${scheme}://${host.includes(':') ? `[${host}]` : host}:${bound}`,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeIdleConnections();
-    }),
+    server,
+    port: bound,
+    url: `${scheme}://${host.includes(':') ? `[${host}]` : host}:${bound}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
   };
 }

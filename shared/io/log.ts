@@ -10,7 +10,18 @@ export function createLogger(options: { level?: string; name?: string; destinati
     base: options.name ? { fn: options.name } : {},
     // Secrets never reach a log line: these paths are replaced wherever they appear.
     redact: {
-      paths: ['password', '*.password', 'auth', '*.auth', 'token', '*.token', 'headers.authorization', '*.headers.authorization', 'data', '*.stringData'],
+      paths: [
+        'password',
+        '*.password',
+        'auth',
+        '*.auth',
+        'token',
+        '*.token',
+        'headers.authorization',
+        '*.headers.authorization',
+        'data',
+        '*.stringData',
+      ],
       censor: '[redacted]',
     },
   };

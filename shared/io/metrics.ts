@@ -30,13 +30,51 @@ export function queueMetrics(registry: Registry): QueueMetrics {
   if (existing) return existing;
   const registers = [registry];
   const metrics: QueueMetrics = {
-    adds: new Counter({ name: 'workqueue_adds_total', help: 'Total number of adds handled by workqueue', labelNames: ['name'], registers }),
-    retries: new Counter({ name: 'workqueue_retries_total', help: 'Total number of retries handled by workqueue', labelNames: ['name'], registers }),
-    queueDuration: new Histogram({ name: 'workqueue_queue_duration_seconds', help: 'How long in seconds an item stays in workqueue before being requested', labelNames: ['name'], buckets: durationBuckets, registers }),
-    workDuration: new Histogram({ name: 'workqueue_work_duration_seconds', help: 'How long in seconds processing an item from workqueue takes', labelNames: ['name'], buckets: durationBuckets, registers }),
-    reconcileTotal: new Counter({ name: 'controller_runtime_reconcile_total', help: 'Total number of reconciliations per controller', labelNames: ['controller', 'result'], registers }),
-    reconcileErrors: new Counter({ name: 'controller_runtime_reconcile_errors_total', help: 'Total number of reconciliation errors per controller', labelNames: ['controller'], registers }),
-    reconcileTime: new Histogram({ name: 'controller_runtime_reconcile_time_seconds', help: 'Length of time per reconciliation per controller', labelNames: ['controller'], buckets: durationBuckets, registers }),
+    adds: new Counter({
+      name: 'workqueue_adds_total',
+      help: 'Total number of adds handled by workqueue',
+      labelNames: ['name'],
+      registers,
+    }),
+    retries: new Counter({
+      name: 'workqueue_retries_total',
+      help: 'Total number of retries handled by workqueue',
+      labelNames: ['name'],
+      registers,
+    }),
+    queueDuration: new Histogram({
+      name: 'workqueue_queue_duration_seconds',
+      help: 'How long in seconds an item stays in workqueue before being requested',
+      labelNames: ['name'],
+      buckets: durationBuckets,
+      registers,
+    }),
+    workDuration: new Histogram({
+      name: 'workqueue_work_duration_seconds',
+      help: 'How long in seconds processing an item from workqueue takes',
+      labelNames: ['name'],
+      buckets: durationBuckets,
+      registers,
+    }),
+    reconcileTotal: new Counter({
+      name: 'controller_runtime_reconcile_total',
+      help: 'Total number of reconciliations per controller',
+      labelNames: ['controller', 'result'],
+      registers,
+    }),
+    reconcileErrors: new Counter({
+      name: 'controller_runtime_reconcile_errors_total',
+      help: 'Total number of reconciliation errors per controller',
+      labelNames: ['controller'],
+      registers,
+    }),
+    reconcileTime: new Histogram({
+      name: 'controller_runtime_reconcile_time_seconds',
+      help: 'Length of time per reconciliation per controller',
+      labelNames: ['controller'],
+      buckets: durationBuckets,
+      registers,
+    }),
   };
   queueMetricsByRegistry.set(registry, metrics);
   return metrics;
@@ -56,16 +94,27 @@ export function registerQueueGauges(registry: Registry, name: string, counts: ()
   const registers = [registry];
   let last: Promise<JobCounts> | undefined;
   // Both gauges share one round trip per scrape.
-  const read = () => (last ??= counts().finally(() => setTimeout(() => { last = undefined; }, 100)));
+  const read = () =>
+    (last ??= counts().finally(() =>
+      setTimeout(() => {
+        last = undefined;
+      }, 100),
+    ));
   new Gauge({
-    name: 'workqueue_depth', help: 'Current depth of workqueue', labelNames: ['name'], registers,
+    name: 'workqueue_depth',
+    help: 'Current depth of workqueue',
+    labelNames: ['name'],
+    registers,
     async collect() {
       const c = await read().catch(() => undefined);
       if (c) this.set({ name }, (c.waiting ?? 0) + (c.prioritized ?? 0));
     },
   });
   new Gauge({
-    name: 'bullmq_jobs', help: 'BullMQ jobs of the queue by state', labelNames: ['queue', 'state'], registers,
+    name: 'bullmq_jobs',
+    help: 'BullMQ jobs of the queue by state',
+    labelNames: ['queue', 'state'],
+    registers,
     async collect() {
       const c = await read().catch(() => undefined);
       for (const [state, n] of Object.entries(c ?? {})) this.set({ queue: name, state }, n);

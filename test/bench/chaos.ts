@@ -8,7 +8,8 @@ import type { BenchResult } from './table.ts';
 
 export default async function chaos(args: string[]): Promise<BenchResult> {
   const chosen = args.length > 0 ? scenarios.filter((s) => args.includes(s.name)) : scenarios;
-  if (chosen.length === 0) throw new Error(`no scenario named ${args.join(', ')}; names: ${scenarios.map((s) => s.name).join(', ')}`);
+  if (chosen.length === 0)
+    throw new Error(`no scenario named ${args.join(', ')}; names: ${scenarios.map((s) => s.name).join(', ')}`);
   const shared = await chaosStack();
   const results: ScenarioResult[] = [];
   try {
@@ -21,15 +22,34 @@ export default async function chaos(args: string[]): Promise<BenchResult> {
     await stopChaosStack(results.some((r) => !r.ready));
   }
   return {
-    tables: [{
-      title: 'chaos scenarios (acked writer at 50 plain + 50 WAIT writes/s)',
-      columns: ['scenario', 'time to Ready (s)', 'acked writes lost (plain / with WAIT)', 'client errors', 'overlapping runs'],
-      rows: results.map((r) => [r.name, r.ready ? (r.secondsToReady ?? 0) : 'not Ready', `${r.lostAcked} / ${r.lostAckedWithWait}`, r.clientErrors, r.overlappingRuns]),
-    }],
+    tables: [
+      {
+        title: 'chaos scenarios (acked writer at 50 plain + 50 WAIT writes/s)',
+        columns: [
+          'scenario',
+          'time to Ready (s)',
+          'acked writes lost (plain / with WAIT)',
+          'client errors',
+          'overlapping runs',
+        ],
+        rows: results.map((r) => [
+          r.name,
+          r.ready ? (r.secondsToReady ?? 0) : 'not Ready',
+          `${r.lostAcked} / ${r.lostAckedWithWait}`,
+          r.clientErrors,
+          r.overlappingRuns,
+        ]),
+      },
+    ],
     summary: {
       scenarios: results.map((r) => ({
-        name: r.name, ready: r.ready, secondsToReady: r.secondsToReady, lostAcked: r.lostAcked,
-        lostAckedWithWait: r.lostAckedWithWait, clientErrors: r.clientErrors, overlappingRuns: r.overlappingRuns,
+        name: r.name,
+        ready: r.ready,
+        secondsToReady: r.secondsToReady,
+        lostAcked: r.lostAcked,
+        lostAckedWithWait: r.lostAckedWithWait,
+        clientErrors: r.clientErrors,
+        overlappingRuns: r.overlappingRuns,
       })),
     },
   };

@@ -24,7 +24,8 @@ export interface PhaseReport extends LatencySummary {
 }
 
 type ToChild = { type: 'phase'; name: string } | { type: 'stop' } | { type: 'verify' };
-type FromChild = { type: 'ready' } | { type: 'report'; phases: PhaseReport[] } | { type: 'verified'; lost: number; samples: string[] };
+type FromChild =
+  { type: 'ready' } | { type: 'report'; phases: PhaseReport[] } | { type: 'verified'; lost: number; samples: string[] };
 
 const self = fileURLToPath(import.meta.url);
 
@@ -36,10 +37,21 @@ export class ClientLoadProcess {
   private exited = false;
 
   private constructor(spec: LoadSpec) {
-    this.child = fork(self, [JSON.stringify(spec)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    this.child.on('message', (m: FromChild) => { this.inbox.push(m); this.waiting?.(); });
-    this.child.once('exit', () => { this.exited = true; this.waiting?.(); });
-    this.child.on('error', () => { /* a send to an exited child: receive() reports the exit */ });
+    this.child = fork(self, [JSON.stringify(spec)], {
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    this.child.on('message', (m: FromChild) => {
+      this.inbox.push(m);
+      this.waiting?.();
+    });
+    this.child.once('exit', () => {
+      this.exited = true;
+      this.waiting?.();
+    });
+    this.child.on('error', () => {
+      /* a send to an exited child: receive() reports the exit */
+    });
   }
 
   static async start(spec: LoadSpec): Promise<ClientLoadProcess> {
@@ -70,7 +82,10 @@ export class ClientLoadProcess {
   }
 
   private send(message: ToChild): void {
-    if (!this.exited) this.child.send(message, () => { /* see 'error' */ });
+    if (!this.exited)
+      this.child.send(message, () => {
+        /* see 'error' */
+      });
   }
 
   private async receive<T extends FromChild['type']>(type: T): Promise<Extract<FromChild, { type: T }>> {
@@ -78,7 +93,9 @@ export class ClientLoadProcess {
       const at = this.inbox.findIndex((m) => m.type === type);
       if (at >= 0) return this.inbox.splice(at, 1)[0] as Extract<FromChild, { type: T }>;
       if (this.exited) throw new Error(`client load process exited before sending ${type}`);
-      await new Promise<void>((resolve) => { this.waiting = resolve; });
+      await new Promise<void>((resolve) => {
+        this.waiting = resolve;
+      });
       this.waiting = undefined;
     }
   }
@@ -92,8 +109,12 @@ async function runChild(spec: LoadSpec): Promise<void> {
   const close = () => {
     const now = load.counts();
     phases.push({
-      name: current.name, ms: performance.now() - current.started, ops: now.ops - current.ops, errors: now.errors - current.errors,
-      samples: now.samples, ...current.histogram.summary(),
+      name: current.name,
+      ms: performance.now() - current.started,
+      ops: now.ops - current.ops,
+      errors: now.errors - current.errors,
+      samples: now.samples,
+      ...current.histogram.summary(),
     });
     return now;
   };
@@ -103,7 +124,13 @@ async function runChild(spec: LoadSpec): Promise<void> {
     void (async () => {
       if (m.type === 'phase') {
         const now = close();
-        current = { name: m.name, started: performance.now(), histogram: new LatencyHistogram(), ops: now.ops, errors: now.errors };
+        current = {
+          name: m.name,
+          started: performance.now(),
+          histogram: new LatencyHistogram(),
+          ops: now.ops,
+          errors: now.errors,
+        };
       } else if (m.type === 'stop') {
         await load.stop();
         close();
@@ -114,7 +141,10 @@ async function runChild(spec: LoadSpec): Promise<void> {
         reply({ type: 'verified', lost: wrong.length, samples: wrong.slice(0, 5) });
         process.disconnect();
       }
-    })().catch((error: unknown) => { console.error(error); process.exit(1); });
+    })().catch((error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    });
   });
   load.start(spec.workers);
   reply({ type: 'ready' });

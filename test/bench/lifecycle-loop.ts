@@ -21,7 +21,8 @@ export interface CountedReconcile {
 export function countedReconcile(kubeConfig: KubeConfig, log: Logger): CountedReconcile {
   let requests: Requests = { reads: 0, writes: 0, byKind: new Map() };
   const reconcile = createReconcile({
-    kubeConfig, log,
+    kubeConfig,
+    log,
     counter: {
       count(verb: Verb, resource: string) {
         if (WRITE_VERBS.has(verb)) requests.writes++;
@@ -35,7 +36,14 @@ export function countedReconcile(kubeConfig: KubeConfig, log: Logger): CountedRe
   return {
     async run(key, passes) {
       requests = { reads: 0, writes: 0, byKind: new Map() };
-      for (let i = 0; i < passes; i++) await reconcile(key, { signal: new AbortController().signal, log, reconcileId: `bench-${++runs}`, failures: 0, assertOwner: soleOwner });
+      for (let i = 0; i < passes; i++)
+        await reconcile(key, {
+          signal: new AbortController().signal,
+          log,
+          reconcileId: `bench-${++runs}`,
+          failures: 0,
+          assertOwner: soleOwner,
+        });
       return requests;
     },
   };

@@ -34,11 +34,22 @@ async function redisInShape(view: ClusterView, password: string, masters: number
   const pods = (await view.pods()).filter((p) => p.ip && !p.terminating);
   const pool = new NodePool({ auth: { password } });
   try {
-    const topology = await observe(pods.map((p) => ({ name: p.name, address: { ip: p.ip, port: 6379 }, nodeName: p.node })), pool);
+    const topology = await observe(
+      pods.map((p) => ({ name: p.name, address: { ip: p.ip, port: 6379 }, nodeName: p.node })),
+      pool,
+    );
     const shardMasters = topology.views.filter((v) => myselfOf(v).role === 'master' && myselfOf(v).slots.length > 0);
-    return topology.unreachable.length === 0 && topology.views.length === masters * (1 + replicas) && shardMasters.length === masters
-      && topology.views.every((v) => v.info.state === 'ok' && v.entries.every((e) => e.failing === 'none' && !e.handshake))
-      && shardMasters.every((m) => topology.views.filter((v) => myselfOf(v).masterId === m.id && v.replication.linkUp).length === replicas);
+    return (
+      topology.unreachable.length === 0 &&
+      topology.views.length === masters * (1 + replicas) &&
+      shardMasters.length === masters &&
+      topology.views.every(
+        (v) => v.info.state === 'ok' && v.entries.every((e) => e.failing === 'none' && !e.handshake),
+      ) &&
+      shardMasters.every(
+        (m) => topology.views.filter((v) => myselfOf(v).masterId === m.id && v.replication.linkUp).length === replicas,
+      )
+    );
   } finally {
     await pool.close();
   }
@@ -48,7 +59,8 @@ export default async function lifecycle(args: string[]): Promise<BenchResult> {
   const keys = Number(option(args, '--keys') ?? 100_000);
   const reuse = option(args, '--env') ?? process.env.KNREDIS_BENCH_ENV;
   const started = reuse ? undefined : `bench-lifecycle-${process.pid}`;
-  if (started) await startEnvironment({ name: started, owner: process.pid, progress: (m) => console.error(`local: ${m}`) });
+  if (started)
+    await startEnvironment({ name: started, owner: process.pid, progress: (m) => console.error(`local: ${m}`) });
   // The test support opens a named environment and leaves it running: this bench stops its own.
   process.env.KNREDIS_TEST_ENV = reuse ?? started;
   const log = createLogger({ level: process.env.KNREDIS_BENCH_LOG ?? 'warn', name: 'bench-lifecycle' });
@@ -61,12 +73,33 @@ export default async function lifecycle(args: string[]): Promise<BenchResult> {
     env = await localEnvironment();
     await env.kubectl(['create', 'namespace', ns]);
     let t0 = performance.now();
-    stack = await startOperatorStack({ kubeconfig: env.kubeconfigPath, kubectl: env.kubectlPath, dir, workers: 1, webhookConfigurationName: `knredis-bench-${process.pid}`, onSignal: 'kill' });
+    stack = await startOperatorStack({
+      kubeconfig: env.kubeconfigPath,
+      kubectl: env.kubectlPath,
+      dir,
+      workers: 1,
+      webhookConfigurationName: `knredis-bench-${process.pid}`,
+      onSignal: 'kill',
+    });
     const rows: (string | number)[][] = [];
-    const note = (what: string, value: number | string, detail: string) => { rows.push([what, value, detail]); console.error(`${what}: ${value} (${detail})`); };
-    note('operator stack start (s)', seconds(performance.now() - t0), 'queue Redis, webhooks + CRD, ingest + dashboard, 1 reconcile worker, event source');
-    const apply = (name: string, masters: number) => env!.kubectl(['apply', '-f', '-'], { input: JSON.stringify({
-      apiVersion: 'cache.redis.io/v1beta1', kind: 'RedisCluster', metadata: { name, namespace: ns }, spec: { masters, replicasPerMaster: 1, storage: { reclaim: 'Delete' } } }) });
+    const note = (what: string, value: number | string, detail: string) => {
+      rows.push([what, value, detail]);
+      console.error(`${what}: ${value} (${detail})`);
+    };
+    note(
+      'operator stack start (s)',
+      seconds(performance.now() - t0),
+      'queue Redis, webhooks + CRD, ingest + dashboard, 1 reconcile worker, event source',
+    );
+    const apply = (name: string, masters: number) =>
+      env!.kubectl(['apply', '-f', '-'], {
+        input: JSON.stringify({
+          apiVersion: 'cache.redis.io/v1beta1',
+          kind: 'RedisCluster',
+          metadata: { name, namespace: ns },
+          spec: { masters, replicasPerMaster: 1, storage: { reclaim: 'Delete' } },
+        }),
+      });
     const remove = async (view: ClusterView) => {
       await env!.kubectl(['delete', 'rediscluster', view.name, '-n', ns, '--wait=false']);
       await view.until(`${view.name} deleted`, (rc) => rc === undefined, 180_000);
@@ -81,19 +114,43 @@ export default async function lifecycle(args: string[]): Promise<BenchResult> {
 
     // 2: what one reconcile of the steady cluster costs the API server
     const steady = await countedReconcile(env.kubeConfig(), log).run(`${ns}/small`, STEADY_PASSES);
-    note('API reads per steady reconcile', steady.reads / STEADY_PASSES, `mean of ${STEADY_PASSES} in-process reconciles of the Ready, unchanged 3x1`);
-    note('API writes per steady reconcile', steady.writes / STEADY_PASSES, [...steady.byKind].filter(([k]) => !/^(get|list) /.test(k)).map(([k, n]) => `${k}: ${n}`).join(', ') || 'none');
+    note(
+      'API reads per steady reconcile',
+      steady.reads / STEADY_PASSES,
+      `mean of ${STEADY_PASSES} in-process reconciles of the Ready, unchanged 3x1`,
+    );
+    note(
+      'API writes per steady reconcile',
+      steady.writes / STEADY_PASSES,
+      [...steady.byKind]
+        .filter(([k]) => !/^(get|list) /.test(k))
+        .map(([k, n]) => `${k}: ${n}`)
+        .join(', ') || 'none',
+    );
 
     // 3: keys and a client, for the heals and the scale-out
     const password = await small.password();
     const pool = new NodePool({ auth: { password } });
     try {
       const pods = await small.pods();
-      await bulkLoad(await observe(pods.map((p) => ({ name: p.name, address: { ip: p.ip, port: 6379 }, nodeName: p.node })), pool), 'k', keys, password);
+      await bulkLoad(
+        await observe(
+          pods.map((p) => ({ name: p.name, address: { ip: p.ip, port: 6379 }, nodeName: p.node })),
+          pool,
+        ),
+        'k',
+        keys,
+        password,
+      );
     } finally {
       await pool.close();
     }
-    load = new ClientLoad(((await small.get())?.status?.shards ?? []).map((s) => ({ ip: s.master?.ip ?? '', port: 6379 })), 'k', keys, password);
+    load = new ClientLoad(
+      ((await small.get())?.status?.shards ?? []).map((s) => ({ ip: s.master?.ip ?? '', port: 6379 })),
+      'k',
+      keys,
+      password,
+    );
     let reported: LoadReport = { ops: 0, errors: 0, mismatches: 0, samples: [] };
     const loadSince = async () => {
       const now = await load!.stop();
@@ -108,29 +165,51 @@ export default async function lifecycle(args: string[]): Promise<BenchResult> {
       const before = (await small.pods()).find((p) => p.name === master);
       load.start(2);
       t0 = performance.now();
-      if (how === 'pod deleted, grace 0') await env.kubectl(['delete', 'pod', master, '-n', ns, '--grace-period=0', '--force', '--wait=false']);
+      if (how === 'pod deleted, grace 0')
+        await env.kubectl(['delete', 'pod', master, '-n', ns, '--grace-period=0', '--force', '--wait=false']);
       else await env.kubelet.crashPod(ns, master);
       for (let i = 0; ; i++) {
         const pod = (await small.pods()).find((p) => p.name === master && !p.terminating);
-        const back = pod && pod.ip && (how === 'pod deleted, grace 0' ? pod.uid !== before?.uid : pod.restarts > (before?.restarts ?? 0));
-        if (back && fullShape(3, 1)(await small.get()) && await redisInShape(small, password, 3, 1)) break;
+        const back =
+          pod &&
+          pod.ip &&
+          (how === 'pod deleted, grace 0' ? pod.uid !== before?.uid : pod.restarts > (before?.restarts ?? 0));
+        if (back && fullShape(3, 1)(await small.get()) && (await redisInShape(small, password, 3, 1))) break;
         if (i > 1200) throw new Error(`${master} not healed after ${how} within ~5 minutes`);
         await sleep(250);
       }
       const ms = performance.now() - t0;
       const d = await loadSince();
-      note(`heal: master ${how} (s)`, seconds(ms), `${master} back, full shape in status and in Redis; client meanwhile: ${d.ops} ops, ${d.errors} errors`);
+      note(
+        `heal: master ${how} (s)`,
+        seconds(ms),
+        `${master} back, full shape in status and in Redis; client meanwhile: ${d.ops} ops, ${d.errors} errors`,
+      );
     }
 
     // 5: scale-out 3 -> 6 masters with the keys, the client running
     load.start(2);
     t0 = performance.now();
-    await env.kubectl(['patch', 'rediscluster', 'small', '-n', ns, '--type', 'merge', '-p', JSON.stringify({ spec: { masters: 6 } })]);
+    await env.kubectl([
+      'patch',
+      'rediscluster',
+      'small',
+      '-n',
+      ns,
+      '--type',
+      'merge',
+      '-p',
+      JSON.stringify({ spec: { masters: 6 } }),
+    ]);
     await small.until('6x1 in full shape after scale-out', fullShape(6, 1), 900_000);
     const scaleMs = performance.now() - t0;
     const d = await loadSince();
     const lost = (await load.verify()).length;
-    note('scale-out 3 -> 6 masters (s)', seconds(scaleMs), `${keys} keys; client meanwhile: ${d.ops} ops, ${d.errors} errors; ${lost} keys lost or stale after`);
+    note(
+      'scale-out 3 -> 6 masters (s)',
+      seconds(scaleMs),
+      `${keys} keys; client meanwhile: ${d.ops} ops, ${d.errors} errors; ${lost} keys lost or stale after`,
+    );
     await load.close();
     load = undefined;
     await remove(small);
@@ -145,8 +224,17 @@ export default async function lifecycle(args: string[]): Promise<BenchResult> {
 
     return {
       tables: [
-        { title: 'RedisCluster lifecycle, operator as separate processes, local Kubernetes (shared 2-core machine: noisy)', columns: ['figure', 'value', 'detail'], rows },
-        { title: `API requests of one steady reconcile (mean of ${STEADY_PASSES})`, columns: ['request', 'per reconcile'], rows: [...steady.byKind].sort().map(([k, n]) => [k, n / STEADY_PASSES]) },
+        {
+          title:
+            'RedisCluster lifecycle, operator as separate processes, local Kubernetes (shared 2-core machine: noisy)',
+          columns: ['figure', 'value', 'detail'],
+          rows,
+        },
+        {
+          title: `API requests of one steady reconcile (mean of ${STEADY_PASSES})`,
+          columns: ['request', 'per reconcile'],
+          rows: [...steady.byKind].sort().map(([k, n]) => [k, n / STEADY_PASSES]),
+        },
       ],
       summary: Object.fromEntries(rows.map(([what, value]) => [what, value])),
     };
@@ -156,7 +244,12 @@ export default async function lifecycle(args: string[]): Promise<BenchResult> {
     if (env && stack) {
       // The operator removes what is left (finalizers) before it stops.
       await env.kubectl(['delete', 'redisclusters', '--all', '-n', ns, '--wait=false']).catch(() => '');
-      for (let i = 0; i < 240 && (await env.kubectl(['get', 'redisclusters', '-n', ns, '-o', 'name']).catch(() => '')).trim() !== ''; i++) await sleep(500);
+      for (
+        let i = 0;
+        i < 240 && (await env.kubectl(['get', 'redisclusters', '-n', ns, '-o', 'name']).catch(() => '')).trim() !== '';
+        i++
+      )
+        await sleep(500);
     }
     await stack?.stop().catch((e: Error) => console.error(e.message));
     if (env && reuse) await env.kubectl(['delete', 'namespace', ns, '--wait=false']).catch(() => '');

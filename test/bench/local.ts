@@ -26,14 +26,21 @@ async function coldBuild(cold: boolean): Promise<{ seconds: number | string; sou
     const cache = mkdtempSync(join(tmpdir(), 'knredis-cold-'));
     const started = Date.now();
     try {
-      await run('bash', [join(localDir, 'build-binaries.sh')], { env: { ...process.env, KNREDIS_CACHE: cache, GOCACHE: join(cache, 'go-build') }, maxBuffer: 64 << 20 });
-      return { seconds: seconds(Date.now() - started), source: 'measured now (--cold: empty cache and Go build cache; modules from GOMODCACHE)' };
+      await run('bash', [join(localDir, 'build-binaries.sh')], {
+        env: { ...process.env, KNREDIS_CACHE: cache, GOCACHE: join(cache, 'go-build') },
+        maxBuffer: 64 << 20,
+      });
+      return {
+        seconds: seconds(Date.now() - started),
+        source: 'measured now (--cold: empty cache and Go build cache; modules from GOMODCACHE)',
+      };
     } finally {
       rmSync(cache, { recursive: true, force: true });
     }
   }
   const record = join(dirname(binDir()), 'build-time.json');
-  if (!existsSync(record)) return { seconds: 'n/a', source: `no ${record} (binaries not built by build-binaries.sh here); run with --cold` };
+  if (!existsSync(record))
+    return { seconds: 'n/a', source: `no ${record} (binaries not built by build-binaries.sh here); run with --cold` };
   const r = JSON.parse(readFileSync(record, 'utf8')) as { seconds: number; cores: number; finishedAt: string };
   return { seconds: r.seconds, source: `${record} (${r.cores} cores, ${r.finishedAt})` };
 }
@@ -56,7 +63,10 @@ async function podLatencies(core: CoreV1Api, count: number): Promise<number[]> {
   for (let i = 0; i < count; i++) {
     const name = `bench-${i}`;
     const started = Date.now();
-    await core.createNamespacedPod({ namespace, body: { metadata: { name }, spec: { containers: [{ name: 'redis', image: 'redis:7' }] } } });
+    await core.createNamespacedPod({
+      namespace,
+      body: { metadata: { name }, spec: { containers: [{ name: 'redis', image: 'redis:7' }] } },
+    });
     for (;;) {
       if (isReady(await core.readNamespacedPod({ name, namespace }))) break;
       if (Date.now() - started > 60_000) throw new Error(`pod ${name} not Ready within 60s`);
@@ -91,16 +101,21 @@ export default async function bench(args: string[]): Promise<BenchResult> {
     const downStarted = Date.now();
     await stopEnvironment(name, { purge: true });
     const downMs = Date.now() - downStarted;
-    const pod = latencies.length > 0
-      ? { p50: percentile(latencies, 50), p90: percentile(latencies, 90), max: Math.max(...latencies) }
-      : undefined;
+    const pod =
+      latencies.length > 0
+        ? { p50: percentile(latencies, 50), p90: percentile(latencies, 90), max: Math.max(...latencies) }
+        : undefined;
     const figures: BenchTable = {
       title: 'local environment',
       columns: ['figure', 'value', 'note'],
       rows: [
         ['cold build of the binaries (s)', build.seconds, build.source],
         ['warm local:up (s)', seconds(upMs), `new environment '${name}', ${state.nodes.length} nodes, binaries cached`],
-        ['pod create-to-Ready p50 (ms)', pod?.p50 ?? 'n/a', pod ? `${latencies.length} redis:7 pods, one at a time` : `no kubelet (${kubeletMain} missing)`],
+        [
+          'pod create-to-Ready p50 (ms)',
+          pod?.p50 ?? 'n/a',
+          pod ? `${latencies.length} redis:7 pods, one at a time` : `no kubelet (${kubeletMain} missing)`,
+        ],
         ['pod create-to-Ready p90 (ms)', pod?.p90 ?? 'n/a', pod ? `max ${pod.max} ms` : ''],
         ['idle RSS, whole environment (MiB)', Math.round(total), `${rss.length} processes and their children`],
         ['local:down (s)', seconds(downMs), 'SIGTERM, grace, verified nothing left'],
@@ -114,8 +129,12 @@ export default async function bench(args: string[]): Promise<BenchResult> {
     return {
       tables: [figures, memory],
       summary: {
-        coldBuildSeconds: build.seconds, warmUpSeconds: seconds(upMs), podReadyMs: pod ?? null,
-        idleRssMiB: Math.round(total), rssMiB: Object.fromEntries(rss.map((r) => [r.component, Math.round(r.mib)])), downSeconds: seconds(downMs),
+        coldBuildSeconds: build.seconds,
+        warmUpSeconds: seconds(upMs),
+        podReadyMs: pod ?? null,
+        idleRssMiB: Math.round(total),
+        rssMiB: Object.fromEntries(rss.map((r) => [r.component, Math.round(r.mib)])),
+        downSeconds: seconds(downMs),
       },
     };
   } finally {

@@ -19,9 +19,20 @@ import { requireCommand } from '../support/prerequisites.ts';
 
 type Runner = 'knredis' | 'redis-cli' | 'redis-cli --cluster-pipeline 1000';
 
-interface Settings { keys: number; workers: number; baselineMs: number; migrate: MigrateOptions }
+interface Settings {
+  keys: number;
+  workers: number;
+  baselineMs: number;
+  migrate: MigrateOptions;
+}
 
-interface Run { ms: number; baseline: PhaseReport; during: PhaseReport; lost: number; lostSamples: string[] }
+interface Run {
+  ms: number;
+  baseline: PhaseReport;
+  during: PhaseReport;
+  lost: number;
+  lostSamples: string[];
+}
 
 async function runOnce(runner: Runner, suite: number, s: Settings): Promise<Run> {
   const harness = new ClusterHarness({ suite, nodes: 3, zones: 1, nodeTimeoutMs: 5000 });
@@ -35,7 +46,12 @@ async function runOnce(runner: Runner, suite: number, s: Settings): Promise<Run>
     // Join the empty masters, stop before any slot moves.
     await converge(pool, desired, { until: (p) => p.steps.some((step) => step.kind === 'migrate') });
     await bulkLoad(await observe(desired.pods, pool), 'bench', s.keys);
-    load = await ClientLoadProcess.start({ seeds: [harness.pods[0]!.placement.address], prefix: 'bench', keys: s.keys, workers: s.workers });
+    load = await ClientLoadProcess.start({
+      seeds: [harness.pods[0]!.placement.address],
+      prefix: 'bench',
+      keys: s.keys,
+      workers: s.workers,
+    });
     await sleep(1000); // connected, slots map loaded
     load.phase('baseline');
     await sleep(s.baselineMs);
@@ -54,7 +70,7 @@ async function runOnce(runner: Runner, suite: number, s: Settings): Promise<Run>
       });
     }
     const ms = performance.now() - started;
-    const [baseline, during] = await load.stop() as [PhaseReport, PhaseReport];
+    const [baseline, during] = (await load.stop()) as [PhaseReport, PhaseReport];
     const verified = await load.verify();
     return { ms, baseline, during, lost: verified.lost, lostSamples: verified.samples };
   } finally {
@@ -83,15 +99,29 @@ const clientCells = (p: PhaseReport) => [Math.round(p.ops / (p.ms / 1000)), p.p5
 
 export default async function migrate(args: string[]): Promise<BenchResult> {
   requireCommand('redis-cli');
-  const knobs = { batchKeys: flag(args, '--batch-keys'), migrateDepth: flag(args, '--migrate-depth'), chunkSlots: flag(args, '--chunk-slots'), parallelMoves: flag(args, '--parallel-moves'), busyShare: percent(args, '--busy-percent') };
+  const knobs = {
+    batchKeys: flag(args, '--batch-keys'),
+    migrateDepth: flag(args, '--migrate-depth'),
+    chunkSlots: flag(args, '--chunk-slots'),
+    parallelMoves: flag(args, '--parallel-moves'),
+    busyShare: percent(args, '--busy-percent'),
+  };
   const s: Settings = {
     keys: flag(args, '--keys') ?? 1_000_000,
     workers: flag(args, '--workers') ?? 2,
     baselineMs: (flag(args, '--baseline-s') ?? 5) * 1000,
     migrate: Object.fromEntries(Object.entries(knobs).filter(([, v]) => v !== undefined)),
   };
-  const names: Record<string, Runner> = { knredis: 'knredis', 'redis-cli': 'redis-cli', 'redis-cli-1000': 'redis-cli --cluster-pipeline 1000' };
-  const list = args.includes('--knredis-only') ? 'knredis' : args.includes('--runners') ? args[args.indexOf('--runners') + 1] : Object.keys(names).join(',');
+  const names: Record<string, Runner> = {
+    knredis: 'knredis',
+    'redis-cli': 'redis-cli',
+    'redis-cli-1000': 'redis-cli --cluster-pipeline 1000',
+  };
+  const list = args.includes('--knredis-only')
+    ? 'knredis'
+    : args.includes('--runners')
+      ? args[args.indexOf('--runners') + 1]
+      : Object.keys(names).join(',');
   const runners = (list ?? '').split(',').map((n) => {
     const runner = names[n];
     if (!runner) throw new Error(`--runners takes a comma-separated list of: ${Object.keys(names).join(', ')}`);
@@ -100,30 +130,74 @@ export default async function migrate(args: string[]): Promise<BenchResult> {
   const results: Record<string, Run> = {};
   for (const [i, runner] of runners.entries()) results[runner] = await runOnce(runner, 60 + i, s);
   const mine = results[runners[0]!]!;
-  const knobText = Object.entries(s.migrate).map(([k, v]) => `${k}=${String(v)}`).join(' ') || 'defaults';
+  const knobText =
+    Object.entries(s.migrate)
+      .map(([k, v]) => `${k}=${String(v)}`)
+      .join(' ') || 'defaults';
   return {
-    tables: [{
-      title: `3 -> 6 masters, ${s.keys} keys; knredis: ${knobText}; ioredis Cluster client in its own process (${s.workers} workers), latency per command; shared 2-core machine`,
-      columns: ['rebalance by', 'elapsed s', 'keys/s', `time vs ${runners[0]!}`, 'client ops/s', 'p50 ms', 'p99 ms', 'max ms', 'client errors', 'keys lost/stale'],
-      rows: [
-        [`client alone (before ${runners[0]!} run)`, '', '', '', ...clientCells(mine.baseline), ''],
-        ...runners.map((r) => {
-          const x = results[r]!;
-          return [r, x.ms / 1000, Math.round(s.keys / (x.ms / 1000)), x.ms / mine.ms, ...clientCells(x.during), x.lost];
-        }),
-      ],
-    }, {
-      title: 'client alone on each fresh cluster, just before its migration (machine noise)',
-      columns: ['cluster of', 'client ops/s', 'p50 ms', 'p99 ms', 'max ms', 'client errors'],
-      rows: runners.map((r) => [r, ...clientCells(results[r]!.baseline)]),
-    }],
+    tables: [
+      {
+        title: `3 -> 6 masters, ${s.keys} keys; knredis: ${knobText}; ioredis Cluster client in its own process (${s.workers} workers), latency per command; shared 2-core machine`,
+        columns: [
+          'rebalance by',
+          'elapsed s',
+          'keys/s',
+          `time vs ${runners[0]!}`,
+          'client ops/s',
+          'p50 ms',
+          'p99 ms',
+          'max ms',
+          'client errors',
+          'keys lost/stale',
+        ],
+        rows: [
+          [`client alone (before ${runners[0]!} run)`, '', '', '', ...clientCells(mine.baseline), ''],
+          ...runners.map((r) => {
+            const x = results[r]!;
+            return [
+              r,
+              x.ms / 1000,
+              Math.round(s.keys / (x.ms / 1000)),
+              x.ms / mine.ms,
+              ...clientCells(x.during),
+              x.lost,
+            ];
+          }),
+        ],
+      },
+      {
+        title: 'client alone on each fresh cluster, just before its migration (machine noise)',
+        columns: ['cluster of', 'client ops/s', 'p50 ms', 'p99 ms', 'max ms', 'client errors'],
+        rows: runners.map((r) => [r, ...clientCells(results[r]!.baseline)]),
+      },
+    ],
     summary: {
-      keys: s.keys, knobs: s.migrate,
-      ...Object.fromEntries(runners.map((r) => {
-        const x = results[r]!;
-        const phase = (p: PhaseReport) => ({ opsPerSecond: Math.round(p.ops / (p.ms / 1000)), p50Ms: p.p50Ms, p99Ms: p.p99Ms, maxMs: p.maxMs, errors: p.errors, errorSamples: p.samples });
-        return [r, { elapsedMs: Math.round(x.ms), keysPerSecond: Math.round(s.keys / (x.ms / 1000)), baseline: phase(x.baseline), migration: phase(x.during), lost: x.lost, lostSamples: x.lostSamples }];
-      })),
+      keys: s.keys,
+      knobs: s.migrate,
+      ...Object.fromEntries(
+        runners.map((r) => {
+          const x = results[r]!;
+          const phase = (p: PhaseReport) => ({
+            opsPerSecond: Math.round(p.ops / (p.ms / 1000)),
+            p50Ms: p.p50Ms,
+            p99Ms: p.p99Ms,
+            maxMs: p.maxMs,
+            errors: p.errors,
+            errorSamples: p.samples,
+          });
+          return [
+            r,
+            {
+              elapsedMs: Math.round(x.ms),
+              keysPerSecond: Math.round(s.keys / (x.ms / 1000)),
+              baseline: phase(x.baseline),
+              migration: phase(x.during),
+              lost: x.lost,
+              lostSamples: x.lostSamples,
+            },
+          ];
+        }),
+      ),
     },
   };
 }

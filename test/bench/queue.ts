@@ -19,17 +19,47 @@ import { percentile, type BenchResult } from './table.ts';
 /** The real ingest function (`npm start -- ingest`) in its own process. */
 async function startIngest(env: Record<string, string>) {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', new URL('../../functions/start.ts', import.meta.url).pathname, 'ingest'], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', new URL('../../functions/start.ts', import.meta.url).pathname, 'ingest'],
+    {
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+        ...env,
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
   const url = `http://127.0.0.1:${port}`;
-  await until('ingest to listen', () => fetch(url + '/healthz').then((r) => r.status, () => 0), (s) => s === 200, 30_000);
-  return { url, stop: () => new Promise<void>((resolve) => { child.once('exit', () => resolve()); child.kill('SIGTERM'); }) };
+  await until(
+    'ingest to listen',
+    () =>
+      fetch(url + '/healthz').then(
+        (r) => r.status,
+        () => 0,
+      ),
+    (s) => s === 200,
+    30_000,
+  );
+  return {
+    url,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
 }
 
 function message(name: string, n: number) {
-  const { data, ...attributes } = eventAttributes({ apiVersion: 'cache.redis.io/v1beta1', kind: 'RedisCluster', metadata: { namespace: 'bench', name } }, 'update');
+  const { data, ...attributes } = eventAttributes(
+    { apiVersion: 'cache.redis.io/v1beta1', kind: 'RedisCluster', metadata: { namespace: 'bench', name } },
+    'update',
+  );
   const m = HTTP.binary(new CloudEvent({ id: `${name}-${n}`, source: 'https://127.0.0.1:6443', ...attributes, data }));
   return { headers: m.headers as Record<string, string>, body: String(m.body) };
 }
@@ -53,18 +83,29 @@ export default async function bench(args: string[]): Promise<BenchResult> {
     const storm = async (count: number) => {
       let next = 0;
       const started = performance.now();
-      await Promise.all(Array.from({ length: 32 }, async () => {
-        while (next < count) {
-          const n = next++;
-          await post(message(keys[n % keys.length]!, n));
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: 32 }, async () => {
+          while (next < count) {
+            const n = next++;
+            await post(message(keys[n % keys.length]!, n));
+          }
+        }),
+      );
       return count / ((performance.now() - started) / 1000);
     };
     const ingestAlone = Math.round(await storm(events));
     await queue.bull.obliterate({ force: true });
 
-    const worker = { redisUrl: redis.url, prefix: names.prefix, queue: names.queue, list: names.list, runMs: 20, concurrency: 8, lockDurationMs: 10_000, stalledIntervalMs: 5_000 };
+    const worker = {
+      redisUrl: redis.url,
+      prefix: names.prefix,
+      queue: names.queue,
+      list: names.list,
+      runMs: 20,
+      concurrency: 8,
+      lockDurationMs: 10_000,
+      stalledIntervalMs: 5_000,
+    };
     await Promise.all([1, 2, 3, 4].map(() => processes.startWorker(worker)));
 
     // 2: the storm, with the workers running.
@@ -78,17 +119,35 @@ export default async function bench(args: string[]): Promise<BenchResult> {
     for (let i = 0; i < 200; i++) {
       const sentAt = Date.now();
       await post(message(`lat${i}`, i));
-      const runs = await until('the run', () => readRuns(recorder, names.list), (r) => r.length === i + 1, 10_000);
+      const runs = await until(
+        'the run',
+        () => readRuns(recorder, names.list),
+        (r) => r.length === i + 1,
+        10_000,
+      );
       latencies.push(runs[i]!.start - sentAt);
     }
     const summary = {
-      events, ingestEventsPerS: ingestAlone, ingestEventsPerSWithWorkers: ingestWithWorkers, stormRuns, runsPerEvent: stormRuns / events,
-      latencyP50Ms: percentile(latencies, 50), latencyP99Ms: percentile(latencies, 99),
+      events,
+      ingestEventsPerS: ingestAlone,
+      ingestEventsPerSWithWorkers: ingestWithWorkers,
+      stormRuns,
+      runsPerEvent: stormRuns / events,
+      latencyP50Ms: percentile(latencies, 50),
+      latencyP99Ms: percentile(latencies, 99),
     };
     return {
       tables: [
-        { title: `storm: ${events} events over 100 keys, one ingest process, 4 workers x 8, 20 ms reconcile`, columns: ['ingest alone events/s', 'ingest beside workers events/s', 'runs', 'runs per event'], rows: [[ingestAlone, ingestWithWorkers, stormRuns, summary.runsPerEvent]] },
-        { title: 'event sent -> reconcile start, idle queue (200 events)', columns: ['p50 ms', 'p99 ms'], rows: [[summary.latencyP50Ms, summary.latencyP99Ms]] },
+        {
+          title: `storm: ${events} events over 100 keys, one ingest process, 4 workers x 8, 20 ms reconcile`,
+          columns: ['ingest alone events/s', 'ingest beside workers events/s', 'runs', 'runs per event'],
+          rows: [[ingestAlone, ingestWithWorkers, stormRuns, summary.runsPerEvent]],
+        },
+        {
+          title: 'event sent -> reconcile start, idle queue (200 events)',
+          columns: ['p50 ms', 'p99 ms'],
+          rows: [[summary.latencyP50Ms, summary.latencyP99Ms]],
+        },
       ],
       summary,
     };

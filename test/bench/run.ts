@@ -7,7 +7,9 @@ import { formatTable, type BenchResult } from './table.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 // A benchmark is a file with a default export; the others here are its helpers.
-const names = readdirSync(here).filter((f) => f.endsWith('.ts') && f !== 'run.ts' && /^export default /m.test(readFileSync(join(here, f), 'utf8'))).map((f) => f.slice(0, -3));
+const names = readdirSync(here)
+  .filter((f) => f.endsWith('.ts') && f !== 'run.ts' && /^export default /m.test(readFileSync(join(here, f), 'utf8')))
+  .map((f) => f.slice(0, -3));
 const name = process.argv[2];
 if (!name || !names.includes(name)) {
   console.error(`usage: npm run bench -- NAME   (one of: ${names.join(', ') || 'none yet'})`);

@@ -14,7 +14,8 @@ export interface BenchResult {
 export function formatTable(table: BenchTable): string {
   const cells = [table.columns, ...table.rows.map((r) => r.map((c) => (typeof c === 'number' ? format(c) : c)))];
   const widths = table.columns.map((_, i) => Math.max(...cells.map((r) => String(r[i] ?? '').length)));
-  const line = (r: (string | number)[]) => '| ' + r.map((c, i) => String(c ?? '').padEnd(widths[i] ?? 0)).join(' | ') + ' |';
+  const line = (r: (string | number)[]) =>
+    '| ' + r.map((c, i) => String(c ?? '').padEnd(widths[i] ?? 0)).join(' | ') + ' |';
   const rule = '|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|';
   return [`\n${table.title}`, line(cells[0] ?? []), rule, ...cells.slice(1).map(line)].join('\n');
 }

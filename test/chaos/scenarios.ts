@@ -25,7 +25,9 @@ async function shardsOf(ctx: ScenarioContext): Promise<NonNullable<NonNullable<R
 }
 
 /** Scales to 4 masters and runs `fault` once a slot is open between two masters. */
-function midScaleOut(fault: (ctx: ScenarioContext, ends: { source: string; target: string }) => Promise<void>): Scenario['act'] {
+function midScaleOut(
+  fault: (ctx: ScenarioContext, ends: { source: string; target: string }) => Promise<void>,
+): Scenario['act'] {
   return async (ctx) => {
     await ctx.patch({ masters: 4 });
     const ends = await ctx.midMigration();
@@ -38,11 +40,14 @@ function midScaleOut(fault: (ctx: ScenarioContext, ends: { source: string; targe
 async function zonesOfNodes(env: LocalEnvironment): Promise<Map<string, string>> {
   const core = env.kubeConfig().makeApiClient(CoreV1Api);
   const nodes = await core.listNode();
-  return new Map(nodes.items.map((n) => [n.metadata?.name ?? '', n.metadata?.labels?.['topology.kubernetes.io/zone'] ?? '']));
+  return new Map(
+    nodes.items.map((n) => [n.metadata?.name ?? '', n.metadata?.labels?.['topology.kubernetes.io/zone'] ?? '']),
+  );
 }
 
 async function labelZones(env: LocalEnvironment, zones: Map<string, string>): Promise<void> {
-  for (const [node, zone] of zones) await env.kubectl(['label', 'node', node, `topology.kubernetes.io/zone=${zone}`, '--overwrite']);
+  for (const [node, zone] of zones)
+    await env.kubectl(['label', 'node', node, `topology.kubernetes.io/zone=${zone}`, '--overwrite']);
 }
 
 /** The text a file has gained since `offset`. */
@@ -60,10 +65,13 @@ async function readFrom(path: string, offset: number): Promise<string> {
 
 /** Waits until `count` pods run and none is one of `before` (a roll went through every pod). */
 async function everyPodReplaced(ctx: ScenarioContext, before: Set<string>, count: number): Promise<void> {
-  await ctx.env.waitFor(async () => {
-    const pods = await ctx.view.pods();
-    return pods.length === count && pods.every((p) => !before.has(p.uid) && !p.terminating);
-  }, { what: 'every pod rolled', timeout: SETTLE_WITHIN_MS, interval: 500 });
+  await ctx.env.waitFor(
+    async () => {
+      const pods = await ctx.view.pods();
+      return pods.length === count && pods.every((p) => !before.has(p.uid) && !p.terminating);
+    },
+    { what: 'every pod rolled', timeout: SETTLE_WITHIN_MS, interval: 500 },
+  );
 }
 
 /** Hash tags whose slots lie spread over the slot space, one per 1/8th. */
@@ -78,7 +86,10 @@ const KEYS_PER_BIG_SLOT = 1_000;
 
 async function slotOwners(ctx: ScenarioContext, slots: number[]): Promise<string[]> {
   const master = (await shardsOf(ctx))[0]?.master?.pod ?? '';
-  const ranges = await ctx.onPod(master, async (r) => (await r.call('CLUSTER', 'SLOTS')) as [number, number, [string, number, string]][]);
+  const ranges = await ctx.onPod(
+    master,
+    async (r) => (await r.call('CLUSTER', 'SLOTS')) as [number, number, [string, number, string]][],
+  );
   return slots.map((s) => ranges.find(([from, to]) => s >= from && s <= to)?.[2]?.[2] ?? 'none');
 }
 
@@ -86,7 +97,9 @@ export const scenarios: Scenario[] = [
   {
     // The operator (and the client) see one master; the other five pods fail it over.
     name: 'partition-operator-with-minority',
-    spec: base, planned: false, shape: { masters: 3, replicas: 1 },
+    spec: base,
+    planned: false,
+    shape: { masters: 3, replicas: 1 },
     async act(ctx) {
       const pods = (await ctx.view.pods()).map((p) => p.name);
       const isolated = (await shardsOf(ctx))[0]?.master?.pod ?? '';
@@ -102,20 +115,26 @@ export const scenarios: Scenario[] = [
   },
   {
     name: 'source-master-killed-mid-migration',
-    spec: base, planned: false, shape: { masters: 4, replicas: 1 },
+    spec: base,
+    planned: false,
+    shape: { masters: 4, replicas: 1 },
     prepare: (ctx) => ctx.preload(preloadKeys),
     act: midScaleOut((ctx, { source }) => ctx.env.kubelet.crashPod(ctx.namespace, source)),
   },
   {
     name: 'target-master-killed-mid-migration',
-    spec: base, planned: false, shape: { masters: 4, replicas: 1 },
+    spec: base,
+    planned: false,
+    shape: { masters: 4, replicas: 1 },
     prepare: (ctx) => ctx.preload(preloadKeys),
     act: midScaleOut((ctx, { target }) => ctx.env.kubelet.crashPod(ctx.namespace, target)),
   },
   {
     // Redis is untouched: the scale-out is a planned operation and loses nothing.
     name: 'queue-redis-stopped-15s-mid-migration',
-    spec: base, planned: true, shape: { masters: 4, replicas: 1 },
+    spec: base,
+    planned: true,
+    shape: { masters: 4, replicas: 1 },
     prepare: (ctx) => ctx.preload(preloadKeys),
     act: midScaleOut(async (ctx) => {
       const pid = ctx.stack.pids()['queue-redis'];
@@ -131,17 +150,24 @@ export const scenarios: Scenario[] = [
   {
     // A version roll fails each master over to its replica before restarting it.
     name: 'worker-killed-mid-failover',
-    spec: base, planned: true, shape: { masters: 3, replicas: 1 },
+    spec: base,
+    planned: true,
+    shape: { masters: 3, replicas: 1 },
     async act(ctx) {
       const before = new Set((await ctx.view.pods()).map((p) => p.uid));
       const logs = workerLogs(ctx.stack);
       const sizes = await Promise.all(logs.map(async (f) => (await stat(f)).size));
       await ctx.patch({ version: '7.2' });
-      const worker = await ctx.env.waitFor(async () => {
-        const texts = await Promise.all(logs.map((f, i) => readFrom(f, sizes[i] ?? 0)));
-        const at = texts.findIndex((t) => t.split('\n').some((l) => l.includes('"step":"failover"') && l.includes(ctx.namespace)));
-        return at >= 0 ? { index: at } : undefined;
-      }, { what: 'a planned failover under way', timeout: SETTLE_WITHIN_MS, interval: 20 });
+      const worker = await ctx.env.waitFor(
+        async () => {
+          const texts = await Promise.all(logs.map((f, i) => readFrom(f, sizes[i] ?? 0)));
+          const at = texts.findIndex((t) =>
+            t.split('\n').some((l) => l.includes('"step":"failover"') && l.includes(ctx.namespace)),
+          );
+          return at >= 0 ? { index: at } : undefined;
+        },
+        { what: 'a planned failover under way', timeout: SETTLE_WITHIN_MS, interval: 20 },
+      );
       await ctx.stack.stopWorker(worker.index, 'SIGKILL');
       await ctx.stack.startWorker(worker.index);
       await everyPodReplaced(ctx, before, 6);
@@ -149,22 +175,33 @@ export const scenarios: Scenario[] = [
   },
   {
     name: 'apiserver-restarted-mid-scale',
-    spec: base, planned: true, shape: { masters: 4, replicas: 1 },
+    spec: base,
+    planned: true,
+    shape: { masters: 4, replicas: 1 },
     prepare: (ctx) => ctx.preload(preloadKeys),
-    act: midScaleOut(async (ctx) => { await restartComponent(ctx.env.name, 'kube-apiserver'); }),
+    act: midScaleOut(async (ctx) => {
+      await restartComponent(ctx.env.name, 'kube-apiserver');
+    }),
   },
   {
     // Its kubelet cut off from the API server, the node goes NotReady; Redis never stops.
     name: 'node-stops-reporting',
-    spec: base, planned: true, shape: { masters: 3, replicas: 1 },
+    spec: base,
+    planned: true,
+    shape: { masters: 3, replicas: 1 },
     async act(ctx) {
       const master = (await shardsOf(ctx))[0]?.master?.pod ?? '';
       const node = (await ctx.view.pods()).find((p) => p.name === master)?.node ?? '';
       const core = ctx.env.kubeConfig().makeApiClient(CoreV1Api);
       await ctx.env.kubelet.stopReporting(node);
       try {
-        await ctx.env.waitFor(async () => (await core.readNode({ name: node })).status?.conditions?.some((c) => c.type === 'Ready' && c.status !== 'True'),
-          { what: `${node} NotReady`, timeout: 60_000 });
+        await ctx.env.waitFor(
+          async () =>
+            (await core.readNode({ name: node })).status?.conditions?.some(
+              (c) => c.type === 'Ready' && c.status !== 'True',
+            ),
+          { what: `${node} NotReady`, timeout: 60_000 },
+        );
         await sleep(PARTITION_MS);
       } finally {
         await ctx.env.kubelet.restoreNode(node);
@@ -174,7 +211,9 @@ export const scenarios: Scenario[] = [
   {
     // Three nodes in zone-a, one in zone-b; then a scale-out places a fourth shard.
     name: 'uneven-zones',
-    spec: base, planned: true, shape: { masters: 4, replicas: 1 },
+    spec: base,
+    planned: true,
+    shape: { masters: 4, replicas: 1 },
     async setup({ env }) {
       const original = await zonesOfNodes(env);
       const nodes = [...original.keys()].sort();
@@ -190,14 +229,21 @@ export const scenarios: Scenario[] = [
       for (const shard of rc?.status?.shards ?? []) {
         const members = [shard.master?.pod ?? '', ...(shard.replicas ?? []).map((r) => r.pod)];
         const nodes = members.map((m) => pods.get(m) ?? '');
-        expect(new Set(nodes).size, `shard ${members.join(', ')} on nodes ${nodes.join(', ')}`).to.equal(members.length);
-        expect(new Set(nodes.map((n) => zoneOf.get(n))).size, `shard ${members.join(', ')} in one zone`).to.be.greaterThan(1);
+        expect(new Set(nodes).size, `shard ${members.join(', ')} on nodes ${nodes.join(', ')}`).to.equal(
+          members.length,
+        );
+        expect(
+          new Set(nodes.map((n) => zoneOf.get(n))).size,
+          `shard ${members.join(', ')} in one zone`,
+        ).to.be.greaterThan(1);
       }
     },
   },
   {
     name: 'roll-then-scale-in',
-    spec: { ...base, masters: 4 }, planned: true, shape: { masters: 3, replicas: 0 },
+    spec: { ...base, masters: 4 },
+    planned: true,
+    shape: { masters: 3, replicas: 0 },
     async act(ctx) {
       const before = new Set((await ctx.view.pods()).map((p) => p.uid));
       await ctx.patch({ version: '7.2' });
@@ -205,13 +251,23 @@ export const scenarios: Scenario[] = [
       // As a user would: the API refuses a scale-in until the roll has settled.
       await ctx.view.until('Ready with 4x1 after the roll', fullShape(4, 1), SETTLE_WITHIN_MS);
       await ctx.patch({ masters: 3 });
-      await ctx.view.until('Ready with 3x1', (rc) => rc?.status?.shards?.length === 3 && rc.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True' && c.observedGeneration === rc.metadata.generation) === true, SETTLE_WITHIN_MS);
+      await ctx.view.until(
+        'Ready with 3x1',
+        (rc) =>
+          rc?.status?.shards?.length === 3 &&
+          rc.status.conditions?.some(
+            (c) => c.type === 'Ready' && c.status === 'True' && c.observedGeneration === rc.metadata.generation,
+          ) === true,
+        SETTLE_WITHIN_MS,
+      );
       await ctx.patch({ replicasPerMaster: 0 });
     },
   },
   {
     name: 'slot-with-more-keys-than-a-round',
-    spec: base, planned: true, shape: { masters: 4, replicas: 1 },
+    spec: base,
+    planned: true,
+    shape: { masters: 4, replicas: 1 },
     async prepare(ctx) {
       await ctx.preload(bigTags.flatMap((tag) => Array.from({ length: KEYS_PER_BIG_SLOT }, (_, i) => `{${tag}}:${i}`)));
     },
@@ -219,9 +275,16 @@ export const scenarios: Scenario[] = [
       const slots = bigTags.map((t) => keySlot(t));
       const owners = await slotOwners(ctx, slots);
       await ctx.patch({ masters: 4 });
-      await ctx.view.until('4 shards', (rc) => rc?.status?.shards?.length === 4 && !rc.status.operation, SETTLE_WITHIN_MS);
+      await ctx.view.until(
+        '4 shards',
+        (rc) => rc?.status?.shards?.length === 4 && !rc.status.operation,
+        SETTLE_WITHIN_MS,
+      );
       const after = await slotOwners(ctx, slots);
-      expect(after.filter((o, i) => o !== owners[i]), 'a big slot moved').to.not.deep.equal([]);
+      expect(
+        after.filter((o, i) => o !== owners[i]),
+        'a big slot moved',
+      ).to.not.deep.equal([]);
     },
   },
 ];

@@ -26,35 +26,69 @@ describe('npm run dev', function () {
 
   after(async function () {
     // Whatever the test did, nothing of it stays.
-    if (child && !exited()) try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ }
+    if (child && !exited())
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
     const dev = readDevState(name);
-    for (const pid of Object.values(dev?.stack ?? {})) try { process.kill(-pid, 'SIGKILL'); } catch { /* gone */ }
+    for (const pid of Object.values(dev?.stack ?? {}))
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
     await stopEnvironment(name, { purge: true }).catch(() => {});
   });
 
   it('prints its flags with --help', async function () {
     const { stdout } = await run('npm', ['run', '-s', 'dev', '--', '--help'], { cwd: repo });
-    for (const flag of ['--name', '--nodes', '--keep', '--sample', '--no-sample', '--help']) expect(stdout).to.contain(flag);
+    for (const flag of ['--name', '--nodes', '--keep', '--sample', '--no-sample', '--help'])
+      expect(stdout).to.contain(flag);
   });
 
   it('starts Kubernetes, the operator and a Ready sample, prints where to look, and Ctrl-C stops all it started', async function () {
     requireCommand('redis-server');
     requireCommand('openssl');
-    child = spawn('npm', ['run', 'dev', '--', '--name', name], { cwd: repo, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout!.setEncoding('utf8').on('data', (s: string) => { output += s; });
-    child.stderr!.setEncoding('utf8').on('data', (s: string) => { output += s; });
-    await waitFor(() => {
-      if (exited()) throw new Error(`npm run dev exited early:\n${output}`);
-      return output.includes('Ctrl-C stops');
-    }, { what: `'${READY_BANNER}' from npm run dev`, timeout: 12 * 60_000, interval: 500 }).catch((error: Error) => { throw new Error(`${error.message}\n${output}`); });
+    child = spawn('npm', ['run', 'dev', '--', '--name', name], {
+      cwd: repo,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout!.setEncoding('utf8').on('data', (s: string) => {
+      output += s;
+    });
+    child.stderr!.setEncoding('utf8').on('data', (s: string) => {
+      output += s;
+    });
+    await waitFor(
+      () => {
+        if (exited()) throw new Error(`npm run dev exited early:\n${output}`);
+        return output.includes('Ctrl-C stops');
+      },
+      { what: `'${READY_BANNER}' from npm run dev`, timeout: 12 * 60_000, interval: 500 },
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}\n${output}`);
+    });
 
     // 1: what it printed works: the kubeconfig, the built kubectl, the sample is Ready.
     expect(output).to.contain(READY_BANNER).and.contain('/admin/queues');
     const kubeconfig = /kubeconfig {2}(\S+)/.exec(output)?.[1];
     const kubectl = /kubectl {5}(\S+)/.exec(output)?.[1];
     expect(kubeconfig).to.equal(`${envDir(name)}/admin.kubeconfig`);
-    const { stdout } = await run(kubectl!, ['--kubeconfig', kubeconfig!, 'get', 'rediscluster', 'sample', '-o', 'json']);
-    const rc = JSON.parse(stdout) as { status: { slotsCovered: number; conditions: { type: string; status: string }[] } };
+    const { stdout } = await run(kubectl!, [
+      '--kubeconfig',
+      kubeconfig!,
+      'get',
+      'rediscluster',
+      'sample',
+      '-o',
+      'json',
+    ]);
+    const rc = JSON.parse(stdout) as {
+      status: { slotsCovered: number; conditions: { type: string; status: string }[] };
+    };
     expect(rc.status.conditions.find((c) => c.type === 'Ready')?.status).to.equal('True');
     expect(rc.status.slotsCovered).to.equal(16384);
     const dashboard = /dashboard {3}(\S+)/.exec(output)![1]!;
@@ -68,7 +102,7 @@ describe('npm run dev', function () {
     const envPids = Object.values(env.processes).map((p) => p!.pid);
     expect(stackPids).to.have.length.at.least(5);
     const podServers = processesMentioning(`${env.podIpPrefix}.`);
-    expect(podServers, 'the sample\'s redis-servers').to.have.length.at.least(6);
+    expect(podServers, "the sample's redis-servers").to.have.length.at.least(6);
     for (const pid of [dev.pid, ...stackPids, ...envPids]) expect(isRunning(pid), `pid ${pid} runs`).to.equal(true);
 
     // 3: Ctrl-C: SIGINT to the foreground process group, as a terminal sends it.
@@ -76,7 +110,9 @@ describe('npm run dev', function () {
     process.kill(-child.pid!, 'SIGINT');
     await waitFor(() => !isRunning(dev.pid), { what: `dev (pid ${dev.pid}) to stop`, timeout: 120_000, interval: 200 });
     await waitFor(() => /\] stopped\n/.test(output), { what: "dev's last words", timeout: 5_000 }).catch(() => {});
-    expect(output.slice(-1500)).to.match(/SIGINT: stopping/).and.match(/\] stopped\n/);
+    expect(output.slice(-1500))
+      .to.match(/SIGINT: stopping/)
+      .and.match(/\] stopped\n/);
     const alive = [dev.pid, ...stackPids, ...envPids, ...podServers].filter((pid) => isRunning(pid));
     expect(alive, 'processes left running').to.deep.equal([]);
     expect(processesMentioning(`${envDir(name)}/`)).to.deep.equal([]);

@@ -23,7 +23,9 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 /** A client call that must end: its commands hanging would otherwise hold the suite. */
 function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what} did not end within ${ms / 1000}s`)), ms); });
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not end within ${ms / 1000}s`)), ms);
+  });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
@@ -43,13 +45,24 @@ describe('knredis end to end (functions as separate processes, on the local Kube
 
   const kubectl = (...args: string[]) => env.kubectl([...args, '-n', ns]);
   const apply = (manifest: object) => env.kubectl(['apply', '-f', '-'], { input: JSON.stringify(manifest) });
-  const redisCluster = (name: string, spec: object) => ({ apiVersion: 'cache.redis.io/v1beta1', kind: 'RedisCluster', metadata: { name, namespace: ns }, spec });
-  const patch = (spec: object) => kubectl('patch', 'rediscluster', 'alpha', '--type=merge', '-p', JSON.stringify({ spec }));
+  const redisCluster = (name: string, spec: object) => ({
+    apiVersion: 'cache.redis.io/v1beta1',
+    kind: 'RedisCluster',
+    metadata: { name, namespace: ns },
+    spec,
+  });
+  const patch = (spec: object) =>
+    kubectl('patch', 'rediscluster', 'alpha', '--type=merge', '-p', JSON.stringify({ spec }));
   /** The client's counts since the last call; the load keeps running. */
   let reported: LoadReport = { ops: 0, errors: 0, mismatches: 0, samples: [] };
   const loadSince = async (): Promise<LoadReport> => {
     const now = await within(load!.stop(), 60_000, 'the client load');
-    const delta = { ops: now.ops - reported.ops, errors: now.errors - reported.errors, mismatches: now.mismatches - reported.mismatches, samples: now.samples.slice(reported.samples.length) };
+    const delta = {
+      ops: now.ops - reported.ops,
+      errors: now.errors - reported.errors,
+      mismatches: now.mismatches - reported.mismatches,
+      samples: now.samples.slice(reported.samples.length),
+    };
     reported = now;
     return delta;
   };
@@ -57,12 +70,22 @@ describe('knredis end to end (functions as separate processes, on the local Kube
   /** Waits until the worker has run n more reconciles (the resync runs every 2 s). */
   const moreReconciles = async (n: number) => {
     const start = await reconciles();
-    await env.waitFor(async () => (await reconciles()) >= start + n, { what: `${n} more reconciles`, timeout: 120_000 });
+    await env.waitFor(async () => (await reconciles()) >= start + n, {
+      what: `${n} more reconciles`,
+      timeout: 120_000,
+    });
   };
-  const maxmemoryPolicies = async () => Promise.all((await alpha.pods()).map(async (p) => {
-    const node = new Redis({ host: p.ip, port: 6379, password, lazyConnect: true });
-    try { return ((await node.config('GET', 'maxmemory-policy')) as string[])[1]; } finally { node.disconnect(); }
-  }));
+  const maxmemoryPolicies = async () =>
+    Promise.all(
+      (await alpha.pods()).map(async (p) => {
+        const node = new Redis({ host: p.ip, port: 6379, password, lazyConnect: true });
+        try {
+          return ((await node.config('GET', 'maxmemory-policy')) as string[])[1];
+        } finally {
+          node.disconnect();
+        }
+      }),
+    );
   /** SIGKILLs the worker once status shows slots moving and a node holds one open, then starts it again. */
   const killWorkerMidMigration = async (what: string) => {
     const moving = await alpha.until('slots migrating', (rc) => {
@@ -70,12 +93,20 @@ describe('knredis end to end (functions as separate processes, on the local Kube
       return !!m && Number(m[1]) > 0 && Number(m[1]) < Number(m[2]);
     });
     const ips = (await alpha.pods()).map((p) => p.ip);
-    const open = await env.waitFor(async () => (await openSlots(ips, password)) || undefined, { what: 'a slot open on some node', timeout: 60_000, interval: 20 });
+    const open = await env.waitFor(async () => (await openSlots(ips, password)) || undefined, {
+      what: 'a slot open on some node',
+      timeout: 60_000,
+      interval: 20,
+    });
     await stack.stopWorker(0, 'SIGKILL');
-    figures.push([`worker SIGKILLed during ${what} at`, `${moving?.status?.operation?.progress} (${open} slot(s) open on the nodes)`]);
+    figures.push([
+      `worker SIGKILLed during ${what} at`,
+      `${moving?.status?.operation?.progress} (${open} slot(s) open on the nodes)`,
+    ]);
     await stack.startWorker(0);
   };
-  const seeds = (rc: RedisCluster | undefined) => (rc?.status?.shards ?? []).map((s) => ({ ip: s.master?.ip ?? '', port: 6379 }));
+  const seeds = (rc: RedisCluster | undefined) =>
+    (rc?.status?.shards ?? []).map((s) => ({ ip: s.master?.ip ?? '', port: 6379 }));
 
   before(async () => {
     env = await localEnvironment();
@@ -84,11 +115,19 @@ describe('knredis end to end (functions as separate processes, on the local Kube
     dir = await mkdtemp(join(tmpdir(), 'knredis-e2e-'));
     const started = Date.now();
     stack = await startOperatorStack({
-      kubeconfig: env.kubeconfigPath, kubectl: env.kubectlPath, dir, workers: 1,
+      kubeconfig: env.kubeconfigPath,
+      kubectl: env.kubectlPath,
+      dir,
+      workers: 1,
       webhookConfigurationName: `knredis-e2e-${process.pid}`,
       // Frequent resyncs show a steady cluster is left alone; a short lock brings a killed
       // worker's job back soon.
-      extraEnv: { RESYNC_INTERVAL_MS: '2000', RESYNC_JITTER_MS: '0', QUEUE_LOCK_DURATION_MS: '5000', QUEUE_STALLED_INTERVAL_MS: '1000' },
+      extraEnv: {
+        RESYNC_INTERVAL_MS: '2000',
+        RESYNC_JITTER_MS: '0',
+        QUEUE_LOCK_DURATION_MS: '5000',
+        QUEUE_STALLED_INTERVAL_MS: '1000',
+      },
     });
     figures.push(['operator stack start', seconds(Date.now() - started)]);
     alpha = new ClusterView(env, ns, 'alpha');
@@ -100,12 +139,19 @@ describe('knredis end to end (functions as separate processes, on the local Kube
   after(async function () {
     this.timeout(240_000);
     unfollow();
-    await within<unknown>(load?.stop() ?? Promise.resolve(), 60_000, 'the client load').catch((error: Error) => console.error(error.message));
+    await within<unknown>(load?.stop() ?? Promise.resolve(), 60_000, 'the client load').catch((error: Error) =>
+      console.error(error.message),
+    );
     await load?.close();
     // RedisClusters left by a failed test go while the operator still runs (their finalizer).
     if (stack) {
       await kubectl('delete', 'redisclusters', '--all', '--wait=false').catch(() => {});
-      await env.waitFor(async () => (await kubectl('get', 'redisclusters', '-o', 'name')).trim() === '', { what: 'RedisClusters gone', timeout: 120_000 }).catch(() => {});
+      await env
+        .waitFor(async () => (await kubectl('get', 'redisclusters', '-o', 'name')).trim() === '', {
+          what: 'RedisClusters gone',
+          timeout: 120_000,
+        })
+        .catch(() => {});
       await stack.stop();
     }
     if (ns) await env.kubectl(['delete', 'namespace', ns, '--wait=false']).catch(() => {});
@@ -115,20 +161,39 @@ describe('knredis end to end (functions as separate processes, on the local Kube
   });
 
   it('refuses an invalid RedisCluster with a message a user understands, and creates nothing', async () => {
-    const refusal = (manifest: object) => apply(manifest).then(() => 'accepted', (error: Error) => error.message);
+    const refusal = (manifest: object) =>
+      apply(manifest).then(
+        () => 'accepted',
+        (error: Error) => error.message,
+      );
     expect(await refusal(redisCluster('tiny', { masters: 2 }))).to.contain(
-      'spec.masters: Invalid value: 2: a Redis Cluster needs at least 3 masters, so that the others can elect a new master after a failure');
+      'spec.masters: Invalid value: 2: a Redis Cluster needs at least 3 masters, so that the others can elect a new master after a failure',
+    );
     // Refused by the webhooks process, not by the schema.
     expect(await refusal(redisCluster('lru', { config: { 'maxmemory-policy': 'lru' } }))).to.contain(
-      'admission webhook "validate.redisclusters.cache.redis.io" denied the request: spec.config[maxmemory-policy]: "lru" must be one of volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru');
+      'admission webhook "validate.redisclusters.cache.redis.io" denied the request: spec.config[maxmemory-policy]: "lru" must be one of volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru',
+    );
     expect((await kubectl('get', 'redisclusters', '-o', 'name')).trim()).to.equal('');
-    expect((await kubectl('get', 'statefulsets,pods,services,configmaps,secrets,persistentvolumeclaims', '-l', 'app.kubernetes.io/managed-by=knredis', '-o', 'name')).trim()).to.equal('');
+    expect(
+      (
+        await kubectl(
+          'get',
+          'statefulsets,pods,services,configmaps,secrets,persistentvolumeclaims',
+          '-l',
+          'app.kubernetes.io/managed-by=knredis',
+          '-o',
+          'name',
+        )
+      ).trim(),
+    ).to.equal('');
   });
 
   it('forms 3 masters x 1 replica: Ready, 16384 slots covered, each replica on another node than its master', async () => {
     const queued = await counter(stack.urls.metrics, 'workqueue_adds_total');
     const started = Date.now();
-    await apply(redisCluster('alpha', { masters: 3, replicasPerMaster: 1, version: '7.0', storage: { reclaim: 'Delete' } }));
+    await apply(
+      redisCluster('alpha', { masters: 3, replicasPerMaster: 1, version: '7.0', storage: { reclaim: 'Delete' } }),
+    );
     await apply(redisCluster('keeper', { masters: 3, replicasPerMaster: 0, storage: { reclaim: 'Retain' } }));
     const rc = await alpha.until('alpha Ready with 3x1', fullShape(3, 1));
     figures.push(['create 3x1 to Ready', seconds(Date.now() - started)]);
@@ -136,7 +201,10 @@ describe('knredis end to end (functions as separate processes, on the local Kube
     expect(rc?.status?.readyNodes).to.equal(6);
     const nodeOf = new Map((await alpha.pods()).map((p) => [p.name, p.node]));
     for (const shard of rc?.status?.shards ?? []) {
-      for (const replica of shard.replicas ?? []) expect(nodeOf.get(replica.pod), `${replica.pod} beside its master ${shard.master?.pod}`).to.not.equal(nodeOf.get(shard.master?.pod ?? ''));
+      for (const replica of shard.replicas ?? [])
+        expect(nodeOf.get(replica.pod), `${replica.pod} beside its master ${shard.master?.pod}`).to.not.equal(
+          nodeOf.get(shard.master?.pod ?? ''),
+        );
     }
     await keeper.until('keeper Ready with 3x0', fullShape(3, 0));
     password = await alpha.password();
@@ -148,7 +216,15 @@ describe('knredis end to end (functions as separate processes, on the local Kube
     const pool = new NodePool({ auth: { password } });
     try {
       const loadStart = Date.now();
-      await bulkLoad(await observe((await alpha.pods()).map((p) => ({ name: p.name, address: { ip: p.ip, port: 6379 }, nodeName: p.node })), pool), 'k', KEYS, password);
+      await bulkLoad(
+        await observe(
+          (await alpha.pods()).map((p) => ({ name: p.name, address: { ip: p.ip, port: 6379 }, nodeName: p.node })),
+          pool,
+        ),
+        'k',
+        KEYS,
+        password,
+      );
       figures.push([`bulk load of ${KEYS} keys`, seconds(Date.now() - loadStart)]);
     } finally {
       await pool.close();
@@ -178,19 +254,28 @@ describe('knredis end to end (functions as separate processes, on the local Kube
     const report = await loadSince();
     expect(report.errors, report.samples.join('\n')).to.equal(0);
     expect(await within(load!.verify(), 120_000, 'reading every key back')).to.deep.equal([]);
-    await env.waitFor(async () => (await alpha.pods()).length === 6 && (await alpha.owned('persistentvolumeclaims')).length === 6, { what: '6 pods and 6 claims left', timeout: 120_000 });
+    await env.waitFor(
+      async () => (await alpha.pods()).length === 6 && (await alpha.owned('persistentvolumeclaims')).length === 6,
+      { what: '6 pods and 6 claims left', timeout: 120_000 },
+    );
     load!.start(4);
   });
 
   it('changes nothing while paused, then applies a live-settable config change on every node without restarting a pod', async () => {
     const before = (await alpha.pods()).map((p) => `${p.name} ${p.uid} ${p.restarts}`).sort();
     await patch({ paused: true });
-    await alpha.until('alpha Paused', (rc) => rc?.status?.phase === 'Paused' && rc.status.observedGeneration === rc.metadata.generation);
+    await alpha.until(
+      'alpha Paused',
+      (rc) => rc?.status?.phase === 'Paused' && rc.status.observedGeneration === rc.metadata.generation,
+    );
     await patch({ config: { 'maxmemory-policy': 'allkeys-lru' } });
     await moreReconciles(4);
     expect(await maxmemoryPolicies(), 'while paused').to.not.include('allkeys-lru');
     await patch({ paused: false });
-    await env.waitFor(async () => (await maxmemoryPolicies()).every((v) => v === 'allkeys-lru'), { what: 'maxmemory-policy allkeys-lru on every node', timeout: 120_000 });
+    await env.waitFor(async () => (await maxmemoryPolicies()).every((v) => v === 'allkeys-lru'), {
+      what: 'maxmemory-policy allkeys-lru on every node',
+      timeout: 120_000,
+    });
     await alpha.until('alpha Ready after the config change', fullShape(3, 1));
     expect((await alpha.pods()).map((p) => `${p.name} ${p.uid} ${p.restarts}`).sort()).to.deep.equal(before);
   });
@@ -199,13 +284,22 @@ describe('knredis end to end (functions as separate processes, on the local Kube
     const before = new Map((await alpha.pods()).map((p) => [p.name, p.uid]));
     const started = Date.now();
     await patch({ version: '7.2' });
-    await env.waitFor(async () => {
-      const rc = await alpha.get();
-      const pods = await alpha.pods();
-      return fullShape(3, 1)(rc) && pods.length === 6 && pods.every((p) => before.has(p.name) && before.get(p.name) !== p.uid);
-    }, { what: 'every pod replaced and alpha Ready', timeout: 600_000, interval: 500 });
+    await env.waitFor(
+      async () => {
+        const rc = await alpha.get();
+        const pods = await alpha.pods();
+        return (
+          fullShape(3, 1)(rc) &&
+          pods.length === 6 &&
+          pods.every((p) => before.has(p.name) && before.get(p.name) !== p.uid)
+        );
+      },
+      { what: 'every pod replaced and alpha Ready', timeout: 600_000, interval: 500 },
+    );
     figures.push(['rolling update of 6 pods', seconds(Date.now() - started)]);
-    const sts = JSON.parse(await kubectl('get', 'statefulset', 'alpha', '-o', 'json')) as { spec: { template: { spec: { containers: { image: string }[] } } } };
+    const sts = JSON.parse(await kubectl('get', 'statefulset', 'alpha', '-o', 'json')) as {
+      spec: { template: { spec: { containers: { image: string }[] } } };
+    };
     expect(sts.spec.template.spec.containers[0]?.image).to.equal('redis:7.2');
     const report = await loadSince();
     expect(report.errors, report.samples.join('\n')).to.equal(0);
@@ -219,10 +313,13 @@ describe('knredis end to end (functions as separate processes, on the local Kube
     const uid = (await alpha.pods()).find((p) => p.name === master)?.uid;
     const started = Date.now();
     await kubectl('delete', 'pod', master, '--wait=false');
-    await env.waitFor(async () => {
-      const pod = (await alpha.pods()).find((p) => p.name === master);
-      return !!pod && pod.uid !== uid && fullShape(3, 1)(await alpha.get());
-    }, { what: `${master} back and alpha in full shape`, timeout: 300_000, interval: 500 });
+    await env.waitFor(
+      async () => {
+        const pod = (await alpha.pods()).find((p) => p.name === master);
+        return !!pod && pod.uid !== uid && fullShape(3, 1)(await alpha.get());
+      },
+      { what: `${master} back and alpha in full shape`, timeout: 300_000, interval: 500 },
+    );
     figures.push(['heal after a master pod deletion', seconds(Date.now() - started)]);
     const report = await loadSince();
     expect(report.ops, 'the client kept working').to.be.greaterThan(0);
@@ -238,15 +335,23 @@ describe('knredis end to end (functions as separate processes, on the local Kube
     const started = Date.now();
     await env.kubelet.failNode(victim);
     try {
-      await env.waitFor(async () => {
-        const now = await alpha.pods();
-        return now.length === 6 && now.every((p) => p.node !== victim) && fullShape(3, 1)(await alpha.get());
-      }, { what: `alpha in full shape without ${victim}`, timeout: 400_000, interval: 500 });
+      await env.waitFor(
+        async () => {
+          const now = await alpha.pods();
+          return now.length === 6 && now.every((p) => p.node !== victim) && fullShape(3, 1)(await alpha.get());
+        },
+        { what: `alpha in full shape without ${victim}`, timeout: 400_000, interval: 500 },
+      );
       figures.push(['heal after a node failure', seconds(Date.now() - started)]);
       const healed = await alpha.get();
       const nodeOf = new Map((await alpha.pods()).map((p) => [p.name, p.node]));
-      const beside = (healed?.status?.shards ?? []).flatMap((s) => (s.replicas ?? []).filter((r) => nodeOf.get(r.pod) === nodeOf.get(s.master?.pod ?? '')));
-      expect(beside.map((r) => r.pod), 'replicas beside their master').to.deep.equal([]);
+      const beside = (healed?.status?.shards ?? []).flatMap((s) =>
+        (s.replicas ?? []).filter((r) => nodeOf.get(r.pod) === nodeOf.get(s.master?.pod ?? '')),
+      );
+      expect(
+        beside.map((r) => r.pod),
+        'replicas beside their master',
+      ).to.deep.equal([]);
     } finally {
       await env.kubelet.restoreNode(victim);
     }
@@ -273,7 +378,10 @@ describe('knredis end to end (functions as separate processes, on the local Kube
     await alpha.until('alpha gone', (rc) => rc === undefined, 120_000);
     await keeper.until('keeper gone', (rc) => rc === undefined, 120_000);
     const children = 'statefulsets,pods,services,configmaps,secrets,poddisruptionbudgets';
-    await env.waitFor(async () => (await alpha.owned(children)).length === 0 && (await keeper.owned(children)).length === 0, { what: 'children garbage-collected', timeout: 120_000 });
+    await env.waitFor(
+      async () => (await alpha.owned(children)).length === 0 && (await keeper.owned(children)).length === 0,
+      { what: 'children garbage-collected', timeout: 120_000 },
+    );
     expect(await alpha.owned('persistentvolumeclaims')).to.deep.equal([]);
     expect(await keeper.owned('persistentvolumeclaims')).to.have.length(3);
   });

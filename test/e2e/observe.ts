@@ -6,13 +6,24 @@ import { GROUP, PLURAL, STORAGE_VERSION } from '../../shared/core/api/group.ts';
 import type { RedisCluster } from '../../shared/core/api/v1beta1.ts';
 import type { LocalEnvironment } from '../support/local-env.ts';
 
-export interface PodInfo { name: string; uid: string; node: string; ip: string; restarts: number; terminating: boolean }
+export interface PodInfo {
+  name: string;
+  uid: string;
+  node: string;
+  ip: string;
+  restarts: number;
+  terminating: boolean;
+}
 
 export class ClusterView {
   private readonly custom: CustomObjectsApi;
   private readonly core: CoreV1Api;
 
-  constructor(readonly env: LocalEnvironment, readonly namespace: string, readonly name: string) {
+  constructor(
+    readonly env: LocalEnvironment,
+    readonly namespace: string,
+    readonly name: string,
+  ) {
     this.custom = env.kubeConfig().makeApiClient(CustomObjectsApi);
     this.core = env.kubeConfig().makeApiClient(CoreV1Api);
   }
@@ -23,7 +34,13 @@ export class ClusterView {
 
   async get(): Promise<RedisCluster | undefined> {
     try {
-      return (await this.custom.getNamespacedCustomObject({ group: GROUP, version: STORAGE_VERSION, plural: PLURAL, namespace: this.namespace, name: this.name })) as RedisCluster;
+      return (await this.custom.getNamespacedCustomObject({
+        group: GROUP,
+        version: STORAGE_VERSION,
+        plural: PLURAL,
+        namespace: this.namespace,
+        name: this.name,
+      })) as RedisCluster;
     } catch (error) {
       if (error instanceof ApiException && error.code === 404) return undefined;
       throw error;
@@ -31,22 +48,42 @@ export class ClusterView {
   }
 
   /** Polls the RedisCluster until `check` holds; the error shows its last conditions. */
-  async until(what: string, check: (rc: RedisCluster | undefined) => boolean, timeout = 300_000): Promise<RedisCluster | undefined> {
+  async until(
+    what: string,
+    check: (rc: RedisCluster | undefined) => boolean,
+    timeout = 300_000,
+  ): Promise<RedisCluster | undefined> {
     let last: RedisCluster | undefined;
     try {
-      await this.env.waitFor(async () => { last = await this.get(); return check(last); }, { what, timeout, interval: 250 });
+      await this.env.waitFor(
+        async () => {
+          last = await this.get();
+          return check(last);
+        },
+        { what, timeout, interval: 250 },
+      );
     } catch (error) {
       const conditions = last?.status?.conditions?.map((c) => `${c.type}=${c.status} ${c.reason}: ${c.message}`);
-      throw new Error(`${(error as Error).message}; status: ${JSON.stringify({ conditions, operation: last?.status?.operation })}`, { cause: error });
+      throw new Error(
+        `${(error as Error).message}; status: ${JSON.stringify({ conditions, operation: last?.status?.operation })}`,
+        { cause: error },
+      );
     }
     return last;
   }
 
   async pods(): Promise<PodInfo[]> {
-    const list = await this.core.listNamespacedPod({ namespace: this.namespace, labelSelector: `app.kubernetes.io/instance=${this.name}` });
+    const list = await this.core.listNamespacedPod({
+      namespace: this.namespace,
+      labelSelector: `app.kubernetes.io/instance=${this.name}`,
+    });
     return list.items.map((p) => ({
-      name: p.metadata?.name ?? '', uid: p.metadata?.uid ?? '', node: p.spec?.nodeName ?? '', ip: p.status?.podIP ?? '',
-      restarts: p.status?.containerStatuses?.reduce((n, c) => n + c.restartCount, 0) ?? 0, terminating: !!p.metadata?.deletionTimestamp,
+      name: p.metadata?.name ?? '',
+      uid: p.metadata?.uid ?? '',
+      node: p.spec?.nodeName ?? '',
+      ip: p.status?.podIP ?? '',
+      restarts: p.status?.containerStatuses?.reduce((n, c) => n + c.restartCount, 0) ?? 0,
+      terminating: !!p.metadata?.deletionTimestamp,
     }));
   }
 
@@ -57,26 +94,45 @@ export class ClusterView {
 
   /** kind/name -> resourceVersion of everything in the namespace a reconcile could write. */
   async resourceVersions(): Promise<Record<string, string>> {
-    const list = await this.json<{ items: { kind: string; metadata: { name: string; resourceVersion: string } }[] }>(
-      ['get', 'redisclusters,statefulsets,configmaps,secrets,services,poddisruptionbudgets,persistentvolumeclaims,pods,events']);
+    const list = await this.json<{ items: { kind: string; metadata: { name: string; resourceVersion: string } }[] }>([
+      'get',
+      'redisclusters,statefulsets,configmaps,secrets,services,poddisruptionbudgets,persistentvolumeclaims,pods,events',
+    ]);
     return Object.fromEntries(list.items.map((o) => [`${o.kind}/${o.metadata.name}`, o.metadata.resourceVersion]));
   }
 
   /** Names of the objects of `kinds` (comma-separated) labelled for this cluster. */
   async owned(kinds: string): Promise<string[]> {
-    const out = await this.env.kubectl(['get', kinds, '-n', this.namespace, '-l', `app.kubernetes.io/instance=${this.name}`, '-o', 'name']);
+    const out = await this.env.kubectl([
+      'get',
+      kinds,
+      '-n',
+      this.namespace,
+      '-l',
+      `app.kubernetes.io/instance=${this.name}`,
+      '-o',
+      'name',
+    ]);
     return out.split('\n').filter(Boolean);
   }
 }
 
 export function isReady(rc: RedisCluster | undefined): boolean {
-  return rc?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True' && c.observedGeneration === rc.metadata.generation) ?? false;
+  return (
+    rc?.status?.conditions?.some(
+      (c) => c.type === 'Ready' && c.status === 'True' && c.observedGeneration === rc.metadata.generation,
+    ) ?? false
+  );
 }
 
 /** Ready, settled, with `masters` shards that each have `replicas` linked, ready replicas. */
 export function fullShape(masters: number, replicas: number) {
-  return (rc: RedisCluster | undefined): boolean => isReady(rc) && !rc?.status?.operation && rc?.status?.slotsCovered === 16384
-    && rc.status.shards?.length === masters && rc.status.shards.every((s) => s.master?.ready && (s.replicas ?? []).filter((r) => r.ready).length === replicas);
+  return (rc: RedisCluster | undefined): boolean =>
+    isReady(rc) &&
+    !rc?.status?.operation &&
+    rc?.status?.slotsCovered === 16384 &&
+    rc.status.shards?.length === masters &&
+    rc.status.shards.every((s) => s.master?.ready && (s.replicas ?? []).filter((r) => r.ready).length === replicas);
 }
 
 /**
@@ -90,11 +146,19 @@ export function followSeeds(cluster: Cluster, view: ClusterView, everyMs = 1_000
   const timer = setInterval(() => {
     if (busy) return;
     busy = true;
-    view.pods().then((pods) => {
-      const live = pods.filter((p) => p.ip && !p.terminating).map((p) => ({ host: p.ip, port: 6379 }));
-      // A private field of ioredis: there is no public way to change the seeds.
-      if (live.length > 0) Reflect.set(cluster, 'startupNodes', live);
-    }, () => {}).finally(() => { busy = false; });
+    view
+      .pods()
+      .then(
+        (pods) => {
+          const live = pods.filter((p) => p.ip && !p.terminating).map((p) => ({ host: p.ip, port: 6379 }));
+          // A private field of ioredis: there is no public way to change the seeds.
+          if (live.length > 0) Reflect.set(cluster, 'startupNodes', live);
+        },
+        () => {},
+      )
+      .finally(() => {
+        busy = false;
+      });
   }, everyMs);
   return () => clearInterval(timer);
 }
@@ -102,22 +166,28 @@ export function followSeeds(cluster: Cluster, view: ClusterView, everyMs = 1_000
 /** Slots some node holds open (migrating or importing): a migration was cut in the middle. */
 export async function openSlots(ips: string[], password: string): Promise<number> {
   let open = 0;
-  await Promise.all(ips.map(async (ip) => {
-    const node = new Redis({ host: ip, port: 6379, password, lazyConnect: true, maxRetriesPerRequest: 1 });
-    try {
-      const nodes = String(await node.call('CLUSTER', 'NODES'));
-      const myself = nodes.split('\n').find((l) => l.includes('myself')) ?? '';
-      open += (myself.match(/\[\d+-[<>]-/g) ?? []).length;
-    } catch { /* a node that does not answer holds nothing open we could see */ } finally {
-      node.disconnect();
-    }
-  }));
+  await Promise.all(
+    ips.map(async (ip) => {
+      const node = new Redis({ host: ip, port: 6379, password, lazyConnect: true, maxRetriesPerRequest: 1 });
+      try {
+        const nodes = String(await node.call('CLUSTER', 'NODES'));
+        const myself = nodes.split('\n').find((l) => l.includes('myself')) ?? '';
+        open += (myself.match(/\[\d+-[<>]-/g) ?? []).length;
+      } catch {
+        /* a node that does not answer holds nothing open we could see */
+      } finally {
+        node.disconnect();
+      }
+    }),
+  );
   return open;
 }
 
 /** Sum of a counter over its labels, from a Prometheus text exposition. */
 export async function counter(metricsUrl: string, name: string): Promise<number> {
   const text = await (await fetch(metricsUrl)).text();
-  return text.split('\n').filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))
     .reduce((n, l) => n + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
 }

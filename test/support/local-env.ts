@@ -24,7 +24,12 @@ import { requireCommand } from './prerequisites.ts';
 import { waitFor, type WaitOptions } from './wait-for.ts';
 
 export { waitFor, type WaitOptions } from './wait-for.ts';
-export { KubeletControl, KubeletControlError, type KubeletNode, type KubeletPod } from '../../infra/local/kubelet/control-client.ts';
+export {
+  KubeletControl,
+  KubeletControlError,
+  type KubeletNode,
+  type KubeletPod,
+} from '../../infra/local/kubelet/control-client.ts';
 
 const run = promisify(execFile);
 
@@ -70,7 +75,8 @@ async function open(shape: EnvironmentShape): Promise<LocalEnvironment> {
   const reuse = process.env.KNREDIS_TEST_ENV;
   if (reuse) {
     const status = environmentStatus(reuse);
-    if (!status.running) throw new Error(`KNREDIS_TEST_ENV=${reuse}, but it is not running: npm run local:up -- --name ${reuse}`);
+    if (!status.running)
+      throw new Error(`KNREDIS_TEST_ENV=${reuse}, but it is not running: npm run local:up -- --name ${reuse}`);
     return toLocal(readState(reuse)!);
   }
   requireCommand('openssl');
@@ -84,8 +90,14 @@ async function open(shape: EnvironmentShape): Promise<LocalEnvironment> {
 function toLocal(state: EnvState): LocalEnvironment {
   const env = { KUBECONFIG: state.kubeconfig, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' };
   return {
-    name: state.name, kubeconfigPath: state.kubeconfig, server: state.server, kubectlPath: state.kubectl,
-    nodes: state.nodes, podIpPrefix: state.podIpPrefix, kubeletControlUrl: state.kubeletControlUrl, state,
+    name: state.name,
+    kubeconfigPath: state.kubeconfig,
+    server: state.server,
+    kubectlPath: state.kubectl,
+    nodes: state.nodes,
+    podIpPrefix: state.podIpPrefix,
+    kubeletControlUrl: state.kubeletControlUrl,
+    state,
     kubelet: new KubeletControl(state.kubeletControlUrl),
     kubeConfig() {
       const kc = new KubeConfig();
@@ -93,7 +105,11 @@ function toLocal(state: EnvState): LocalEnvironment {
       return kc;
     },
     async kubectl(args, options = {}) {
-      const child = run(state.kubectl, args, { env, timeout: options.timeoutMs ?? 60_000, maxBuffer: 64 * 1024 * 1024 });
+      const child = run(state.kubectl, args, {
+        env,
+        timeout: options.timeoutMs ?? 60_000,
+        maxBuffer: 64 * 1024 * 1024,
+      });
       if (options.input !== undefined) child.child.stdin?.end(options.input);
       try {
         return (await child).stdout;
@@ -141,7 +157,11 @@ function killOnExit(): void {
 /** Installed once this process owns an environment: exit and fatal signals kill it. */
 function killOnExitOrSignal(): void {
   process.once('exit', killOnExit);
-  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]] as const) {
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+    ['SIGHUP', 129],
+  ] as const) {
     process.once(signal, () => {
       killOnExit();
       process.exit(code);

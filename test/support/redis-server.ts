@@ -45,14 +45,24 @@ export function freePort(host = '127.0.0.1'): Promise<number> {
 export function isListening(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = createConnection({ host, port });
-    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.once('error', () => resolve(false));
   });
 }
 
 /** A short-lived connection to one node that fails fast rather than retrying. */
 export async function withRedis<T>(host: string, fn: (redis: Redis) => Promise<T>, port = 6379): Promise<T> {
-  const redis = new Redis({ host, port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 2000 });
+  const redis = new Redis({
+    host,
+    port,
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: 2000,
+  });
   try {
     await redis.connect();
     return await fn(redis);
@@ -80,8 +90,25 @@ async function startRedisOnce(options: RedisServerOptions): Promise<RedisServer>
   const port = options.port ?? (await freePort(host));
   const ownDir = options.dir === undefined;
   const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'knredis-redis-')));
-  const args = ['--bind', host, '--port', String(port), '--dir', dir, '--save', '', '--appendonly', 'no',
-    '--protected-mode', 'no', '--daemonize', 'no', '--logfile', join(dir, 'redis.log'), ...(options.args ?? [])];
+  const args = [
+    '--bind',
+    host,
+    '--port',
+    String(port),
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--protected-mode',
+    'no',
+    '--daemonize',
+    'no',
+    '--logfile',
+    join(dir, 'redis.log'),
+    ...(options.args ?? []),
+  ];
   const child = spawn('redis-server', args, { stdio: 'ignore' });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const deadline = Date.now() + 10_000;
@@ -92,7 +119,10 @@ async function startRedisOnce(options: RedisServerOptions): Promise<RedisServer>
       const message = `redis-server on ${host}:${port} exited with ${child.exitCode}: ${log.trim().split('\n').slice(-2).join(' | ')}`;
       throw /Address already in use/i.test(log) ? new PortTakenError(message) : new Error(message);
     }
-    if (Date.now() > deadline) { child.kill('SIGKILL'); throw new Error(`redis-server on ${host}:${port} did not listen within 10s`); }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`redis-server on ${host}:${port} did not listen within 10s`);
+    }
     await new Promise((r) => setTimeout(r, 20));
   }
   const kill = async (signal: NodeJS.Signals = 'SIGKILL') => {
@@ -100,7 +130,11 @@ async function startRedisOnce(options: RedisServerOptions): Promise<RedisServer>
     await exited;
   };
   return {
-    host, port, dir, process: child, url: `redis://${host}:${port}`,
+    host,
+    port,
+    dir,
+    process: child,
+    url: `redis://${host}:${port}`,
     kill,
     async stop({ keepDir = false } = {}) {
       await kill('SIGKILL');

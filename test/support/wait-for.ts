@@ -22,7 +22,8 @@ export async function waitFor<T>(fn: () => T | Promise<T>, options: WaitOptions)
     } catch (error) {
       last = `threw ${(error as Error).message}`;
     }
-    if (Date.now() >= deadline) throw new Error(`timed out after ${timeout / 1000}s waiting for ${options.what} (last attempt ${last})`);
+    if (Date.now() >= deadline)
+      throw new Error(`timed out after ${timeout / 1000}s waiting for ${options.what} (last attempt ${last})`);
     await new Promise((r) => setTimeout(r, Math.min(options.interval ?? 200, Math.max(1, deadline - Date.now()))));
   }
 }

@@ -19,7 +19,8 @@ export interface KubeletSettings {
   readonly zones: readonly string[];
 }
 
-export const usage = 'usage: kubelet --kubeconfig <path> --state-dir <dir> --nodes <N> --pod-ip-prefix 127.X --control-port <port> [--heartbeat-ms 1000] [--backoff-base-ms 1000] [--backoff-cap-ms 10000] [--log-level info] [--env-name local] [--zones a,b,...]';
+export const usage =
+  'usage: kubelet --kubeconfig <path> --state-dir <dir> --nodes <N> --pod-ip-prefix 127.X --control-port <port> [--heartbeat-ms 1000] [--backoff-base-ms 1000] [--backoff-cap-ms 10000] [--log-level info] [--env-name local] [--zones a,b,...]';
 
 export function parseArgs(argv: readonly string[]): KubeletSettings {
   const values = new Map<string, string>();
@@ -31,7 +32,19 @@ export function parseArgs(argv: readonly string[]): KubeletSettings {
     if (value === undefined) throw new Error(`--${flag} needs a value; ${usage}`);
     values.set(flag, value);
   }
-  const known = ['kubeconfig', 'state-dir', 'nodes', 'pod-ip-prefix', 'control-port', 'heartbeat-ms', 'backoff-base-ms', 'backoff-cap-ms', 'log-level', 'env-name', 'zones'];
+  const known = [
+    'kubeconfig',
+    'state-dir',
+    'nodes',
+    'pod-ip-prefix',
+    'control-port',
+    'heartbeat-ms',
+    'backoff-base-ms',
+    'backoff-cap-ms',
+    'log-level',
+    'env-name',
+    'zones',
+  ];
   for (const flag of values.keys()) if (!known.includes(flag)) throw new Error(`unknown flag --${flag}; ${usage}`);
   const required = (flag: string) => {
     const v = values.get(flag);
@@ -41,7 +54,8 @@ export function parseArgs(argv: readonly string[]): KubeletSettings {
   const int = (flag: string, fallback: number | undefined, min: number, max: number) => {
     const text = fallback === undefined ? required(flag) : (values.get(flag) ?? String(fallback));
     const n = Number(text);
-    if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${flag} must be an integer in ${min}..${max}, got "${text}"`);
+    if (!Number.isInteger(n) || n < min || n > max)
+      throw new Error(`--${flag} must be an integer in ${min}..${max}, got "${text}"`);
     return n;
   };
   return Object.freeze({

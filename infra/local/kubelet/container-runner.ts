@@ -35,12 +35,24 @@ export class ContainerRunner {
   private plan: ProcessPlan | undefined;
   private mappings: readonly PathMapping[] = [];
 
-  constructor(readonly spec: V1Container, readonly isInit: boolean, private readonly ctx: RunnerContext) {}
+  constructor(
+    readonly spec: V1Container,
+    readonly isInit: boolean,
+    private readonly ctx: RunnerContext,
+  ) {}
 
-  get name(): string { return this.spec.name; }
-  get running(): boolean { return this.process?.isAlive() ?? false; }
-  get succeeded(): boolean { return this.state.kind === 'terminated' && this.state.exitCode === 0; }
-  get started(): boolean { return this.running && (this.startup ? this.startup.verdict : true); }
+  get name(): string {
+    return this.spec.name;
+  }
+  get running(): boolean {
+    return this.process?.isAlive() ?? false;
+  }
+  get succeeded(): boolean {
+    return this.state.kind === 'terminated' && this.state.exitCode === 0;
+  }
+  get started(): boolean {
+    return this.running && (this.startup ? this.startup.verdict : true);
+  }
   get ready(): boolean {
     if (this.isInit || !this.started) return false;
     return this.readiness ? this.readiness.verdict : true;
@@ -57,7 +69,9 @@ export class ContainerRunner {
   }
 
   canStart(now: number): boolean {
-    return !this.halted && !this.running && now >= this.nextStartAt && !this.finished && !(this.isInit && this.succeeded);
+    return (
+      !this.halted && !this.running && now >= this.nextStartAt && !this.finished && !(this.isInit && this.succeeded)
+    );
   }
 
   wait(reason: string, message: string, retryAfterMs: number): void {
@@ -75,7 +89,10 @@ export class ContainerRunner {
     const proc = startProcess(plan, this.ctx.logFile, this.ctx.pidFile);
     this.process = proc;
     this.state = { kind: 'running', startedAt: proc.startedAt };
-    this.ctx.log.info({ container: this.name, pid: proc.pid, program: plan.program, restartCount: this.restartCount }, 'container started');
+    this.ctx.log.info(
+      { container: this.name, pid: proc.pid, program: plan.program, restartCount: this.restartCount },
+      'container started',
+    );
     void proc.exited.then((exit) => this.onExit(proc, exit));
     if (!this.isInit) this.startProbes(podIP);
   }
@@ -90,7 +107,10 @@ export class ContainerRunner {
     const preStop = this.spec.lifecycle?.preStop?.exec?.command;
     if (runPreStop && preStop && this.plan && graceMs > 0) {
       const result = await runToCompletion(planExec(preStop, this.plan, this.mappings), graceMs);
-      this.ctx.log.info({ container: this.name, exitCode: result.exitCode, timedOut: result.timedOut }, 'preStop hook ran');
+      this.ctx.log.info(
+        { container: this.name, exitCode: result.exitCode, timedOut: result.timedOut },
+        'preStop hook ran',
+      );
     }
     if (graceMs > 0) {
       proc.signal('SIGTERM');
@@ -114,7 +134,11 @@ export class ContainerRunner {
 
   view(): ContainerView {
     return {
-      name: this.name, image: this.spec.image ?? '', state: this.state, ready: this.ready, started: this.started,
+      name: this.name,
+      image: this.spec.image ?? '',
+      state: this.state,
+      ready: this.ready,
+      started: this.started,
       restartCount: this.restartCount,
       ...(this.lastTerminated ? { lastTerminated: this.lastTerminated } : {}),
       ...(this.process ? { containerID: `local://${this.process.pid}` } : {}),
@@ -132,13 +156,24 @@ export class ContainerRunner {
     if (this.process !== proc) return;
     this.stopProbes();
     const { exitCode, reason, signal } = exitOf(exit.code, exit.signal, exit.signalNumber);
-    const terminated = { kind: 'terminated' as const, exitCode, reason, startedAt: proc.startedAt, finishedAt: exit.at, ...(signal !== undefined ? { signal } : {}) };
+    const terminated = {
+      kind: 'terminated' as const,
+      exitCode,
+      reason,
+      startedAt: proc.startedAt,
+      finishedAt: exit.at,
+      ...(signal !== undefined ? { signal } : {}),
+    };
     this.ctx.log.info({ container: this.name, pid: proc.pid, exitCode, signal: exit.signal }, 'container exited');
     if (this.willRestart(exitCode)) {
       this.lastTerminated = terminated;
       const delay = restartDelay(this.restartCount, exit.at - proc.startedAt, this.ctx.backoff);
       this.nextStartAt = exit.at + delay;
-      this.state = { kind: 'waiting', reason: 'CrashLoopBackOff', message: `back-off ${Math.round(delay / 1000)}s restarting failed container=${this.name}` };
+      this.state = {
+        kind: 'waiting',
+        reason: 'CrashLoopBackOff',
+        message: `back-off ${Math.round(delay / 1000)}s restarting failed container=${this.name}`,
+      };
     } else {
       this.state = terminated;
     }
@@ -169,7 +204,10 @@ export class ContainerRunner {
     }
   }
 
-  private startLiveAndReady(target: ConstructorParameters<typeof Prober>[1], onLiveness: (alive: boolean) => void): void {
+  private startLiveAndReady(
+    target: ConstructorParameters<typeof Prober>[1],
+    onLiveness: (alive: boolean) => void,
+  ): void {
     if (this.spec.readinessProbe) {
       this.readiness = new Prober(this.spec.readinessProbe, target, 'readiness', () => this.ctx.onChange());
       this.probers.push(this.readiness);

@@ -23,7 +23,10 @@ export interface KubeletNode {
 }
 
 export class KubeletControlError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
     this.name = 'KubeletControlError';
   }
@@ -95,10 +98,13 @@ export class KubeletControl {
       const req = request(new URL(path, this.url), { method, timeout: 30_000, headers }, (res) => {
         let text = '';
         res.setEncoding('utf8');
-        res.on('data', (chunk: string) => { text += chunk; });
+        res.on('data', (chunk: string) => {
+          text += chunk;
+        });
         res.on('end', () => {
           const body = text ? (JSON.parse(text) as { error?: string }) : {};
-          if ((res.statusCode ?? 500) >= 400) reject(new KubeletControlError(res.statusCode ?? 500, body.error ?? `HTTP ${res.statusCode}`));
+          if ((res.statusCode ?? 500) >= 400)
+            reject(new KubeletControlError(res.statusCode ?? 500, body.error ?? `HTTP ${res.statusCode}`));
           else resolve(body);
         });
       });

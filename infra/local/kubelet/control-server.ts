@@ -30,7 +30,9 @@ function bodyOf(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     let text = '';
     req.setEncoding('utf8');
-    req.on('data', (chunk: string) => { text += chunk; });
+    req.on('data', (chunk: string) => {
+      text += chunk;
+    });
     req.once('end', () => resolve(text || '{}'));
     req.once('error', reject);
   });
@@ -38,7 +40,11 @@ function bodyOf(req: IncomingMessage): Promise<string> {
 
 const podActions: Record<string, NodeJS.Signals> = { crash: 'SIGKILL', freeze: 'SIGSTOP', thaw: 'SIGCONT' };
 
-export async function startControlServer(target: ControlTarget, port: number, log: Logger): Promise<{ url: string; close(): Promise<void> }> {
+export async function startControlServer(
+  target: ControlTarget,
+  port: number,
+  log: Logger,
+): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer((req, res) => {
     const reply = (code: number, body: unknown) => {
       res.writeHead(code, { 'content-type': 'application/json' });
@@ -58,20 +64,29 @@ export async function startControlServer(target: ControlTarget, port: number, lo
         const container = url.searchParams.get('container') ?? undefined;
         const found = target.signalPod(namespace, name, signal, container);
         log.info({ pod: `${namespace}/${name}`, action, found }, 'control: pod action');
-        return found ? reply(200, { ok: true }) : reply(404, { error: `pod ${namespace}/${name} is not running on this kubelet` });
+        return found
+          ? reply(200, { ok: true })
+          : reply(404, { error: `pod ${namespace}/${name} is not running on this kubelet` });
       }
       if (route === 'POST /nodes' && parts.length === 3) {
         const [, name = '', action = ''] = parts;
         const act = nodeActions[action];
-        if (!act) return reply(404, { error: `unknown node action "${action}" (${Object.keys(nodeActions).join(', ')})` });
+        if (!act)
+          return reply(404, { error: `unknown node action "${action}" (${Object.keys(nodeActions).join(', ')})` });
         const done = await act(target, name);
         log.info({ node: name, action, found: done }, 'control: node action');
         return done ? reply(200, { ok: true }) : reply(404, { error: `node ${name} is not served by this kubelet` });
       }
       if (route === 'POST /partition' && parts.length === 1) {
         const { groups } = JSON.parse(await bodyOf(req)) as { groups?: unknown };
-        if (!Array.isArray(groups) || groups.length < 2 || !groups.every((g) => Array.isArray(g) && g.every((m) => typeof m === 'string'))) {
-          return reply(400, { error: 'a partition needs {"groups": [[...], [...]]}: at least two lists of pod IPs or namespace/name' });
+        if (
+          !Array.isArray(groups) ||
+          groups.length < 2 ||
+          !groups.every((g) => Array.isArray(g) && g.every((m) => typeof m === 'string'))
+        ) {
+          return reply(400, {
+            error: 'a partition needs {"groups": [[...], [...]]}: at least two lists of pod IPs or namespace/name',
+          });
         }
         const rules = await target.partition(groups as string[][]);
         log.info({ groups, rules }, 'control: partition');
@@ -92,6 +107,10 @@ export async function startControlServer(target: ControlTarget, port: number, lo
   const { port: bound } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${bound}`,
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

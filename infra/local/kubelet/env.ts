@@ -16,7 +16,10 @@ export interface EnvSources {
 export type EnvResult = { ok: true; env: Record<string, string> } | { ok: false; message: string };
 
 /** Names of the ConfigMaps and Secrets the containers' env and envFrom refer to. */
-export function referencedSources(containers: readonly V1Container[]): { configMaps: Set<string>; secrets: Set<string> } {
+export function referencedSources(containers: readonly V1Container[]): {
+  configMaps: Set<string>;
+  secrets: Set<string>;
+} {
   const configMaps = new Set<string>();
   const secrets = new Set<string>();
   for (const c of containers) {
@@ -70,7 +73,12 @@ export function expandReferences(text: string, env: Readonly<Record<string, stri
 
 type EnvVarSource = NonNullable<NonNullable<V1Container['env']>[number]['valueFrom']>;
 
-function valueFrom(name: string, from: EnvVarSource, container: V1Container, sources: EnvSources): string | undefined | { ok: false; message: string } {
+function valueFrom(
+  name: string,
+  from: EnvVarSource,
+  container: V1Container,
+  sources: EnvSources,
+): string | undefined | { ok: false; message: string } {
   if (from.fieldRef) {
     const value = fieldValue(from.fieldRef.fieldPath, sources);
     return value ?? { ok: false, message: `env ${name}: unsupported fieldRef "${from.fieldRef.fieldPath}"` };
@@ -81,7 +89,12 @@ function valueFrom(name: string, from: EnvVarSource, container: V1Container, sou
     const value = cm?.data?.[ref.key];
     if (value !== undefined) return value;
     if (ref.optional) return undefined;
-    return { ok: false, message: cm ? `couldn't find key ${ref.key} in ConfigMap ${sources.pod.metadata?.namespace}/${ref.name}` : `configmap "${ref.name}" not found` };
+    return {
+      ok: false,
+      message: cm
+        ? `couldn't find key ${ref.key} in ConfigMap ${sources.pod.metadata?.namespace}/${ref.name}`
+        : `configmap "${ref.name}" not found`,
+    };
   }
   if (from.secretKeyRef) {
     const ref = from.secretKeyRef;
@@ -89,7 +102,12 @@ function valueFrom(name: string, from: EnvVarSource, container: V1Container, sou
     const value = secretData(secret)[ref.key];
     if (value !== undefined) return value;
     if (ref.optional) return undefined;
-    return { ok: false, message: secret ? `couldn't find key ${ref.key} in Secret ${sources.pod.metadata?.namespace}/${ref.name}` : `secret "${ref.name}" not found` };
+    return {
+      ok: false,
+      message: secret
+        ? `couldn't find key ${ref.key} in Secret ${sources.pod.metadata?.namespace}/${ref.name}`
+        : `secret "${ref.name}" not found`,
+    };
   }
   if (from.resourceFieldRef) return resourceValue(from.resourceFieldRef.resource, container);
   return { ok: false, message: `env ${name}: unsupported valueFrom` };
@@ -103,14 +121,24 @@ export function fieldValue(fieldPath: string, sources: EnvSources): string | und
     return map?.[labelOrAnnotation[2] ?? ''] ?? '';
   }
   switch (fieldPath) {
-    case 'metadata.name': return pod.metadata?.name ?? '';
-    case 'metadata.namespace': return pod.metadata?.namespace ?? '';
-    case 'metadata.uid': return pod.metadata?.uid ?? '';
-    case 'spec.nodeName': return pod.spec?.nodeName ?? '';
-    case 'spec.serviceAccountName': return pod.spec?.serviceAccountName ?? '';
-    case 'status.podIP': case 'status.podIPs': return sources.podIP;
-    case 'status.hostIP': case 'status.hostIPs': return sources.hostIP;
-    default: return undefined;
+    case 'metadata.name':
+      return pod.metadata?.name ?? '';
+    case 'metadata.namespace':
+      return pod.metadata?.namespace ?? '';
+    case 'metadata.uid':
+      return pod.metadata?.uid ?? '';
+    case 'spec.nodeName':
+      return pod.spec?.nodeName ?? '';
+    case 'spec.serviceAccountName':
+      return pod.spec?.serviceAccountName ?? '';
+    case 'status.podIP':
+    case 'status.podIPs':
+      return sources.podIP;
+    case 'status.hostIP':
+    case 'status.hostIPs':
+      return sources.hostIP;
+    default:
+      return undefined;
   }
 }
 
@@ -123,6 +151,7 @@ function resourceValue(resource: string, container: V1Container): string {
 /** Secret data decoded from base64 (stringData is folded into data by the API server). */
 function secretData(secret: V1Secret | null | undefined): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(secret?.data ?? {})) out[key] = Buffer.from(value, 'base64').toString('utf8');
+  for (const [key, value] of Object.entries(secret?.data ?? {}))
+    out[key] = Buffer.from(value, 'base64').toString('utf8');
   return out;
 }

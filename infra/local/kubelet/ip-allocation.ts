@@ -5,7 +5,8 @@
 /** `127.42` -> validated prefix; anything else throws. */
 export function parsePrefix(prefix: string): string {
   const m = /^127\.(\d{1,3})$/.exec(prefix);
-  if (!m || Number(m[1]) > 255) throw new Error(`--pod-ip-prefix must look like 127.X with X in 0..255, got "${prefix}"`);
+  if (!m || Number(m[1]) > 255)
+    throw new Error(`--pod-ip-prefix must look like 127.X with X in 0..255, got "${prefix}"`);
   return `127.${Number(m[1])}`;
 }
 
@@ -22,7 +23,11 @@ function addressAt(prefix: string, index: number): string {
 }
 
 /** The next free address at or after `cursor`, and the cursor to use next time. */
-export function nextFreeAddress(prefix: string, used: ReadonlySet<string>, cursor: number): { ip: string; cursor: number } {
+export function nextFreeAddress(
+  prefix: string,
+  used: ReadonlySet<string>,
+  cursor: number,
+): { ip: string; cursor: number } {
   for (let step = 0; step < capacity; step++) {
     const index = (cursor + step) % capacity;
     const ip = addressAt(prefix, index);

@@ -4,13 +4,19 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { nextFreeAddress } from './ip-allocation.ts';
 
-interface Saved { cursor: number; byUid: Record<string, string> }
+interface Saved {
+  cursor: number;
+  byUid: Record<string, string>;
+}
 
 export class IpAllocator {
   private readonly file: string;
   private state: Saved;
 
-  constructor(private readonly prefix: string, stateDir: string) {
+  constructor(
+    private readonly prefix: string,
+    stateDir: string,
+  ) {
     this.file = join(stateDir, 'pod-addresses.json');
     try {
       this.state = JSON.parse(readFileSync(this.file, 'utf8')) as Saved;

@@ -1,8 +1,16 @@
 // API clients of the local kubelet and the few helpers its parts share: strategic-merge
 // patches, 404/409 recognition, informers that restart themselves after errors.
 import {
-  CoordinationV1Api, CoreV1Api, KubeConfig, ListWatch, PatchStrategy, StorageV1Api, Watch, setHeaderOptions,
-  type KubernetesListObject, type KubernetesObject,
+  CoordinationV1Api,
+  CoreV1Api,
+  KubeConfig,
+  ListWatch,
+  PatchStrategy,
+  StorageV1Api,
+  Watch,
+  setHeaderOptions,
+  type KubernetesListObject,
+  type KubernetesObject,
 } from '@kubernetes/client-node';
 import type { Logger } from '../../../shared/io/log.ts';
 
@@ -16,7 +24,12 @@ export interface KubeClients {
 export function kubeClients(kubeconfigPath: string): KubeClients {
   const kc = new KubeConfig();
   kc.loadFromFile(kubeconfigPath);
-  return { kc, core: kc.makeApiClient(CoreV1Api), coordination: kc.makeApiClient(CoordinationV1Api), storage: kc.makeApiClient(StorageV1Api) };
+  return {
+    kc,
+    core: kc.makeApiClient(CoreV1Api),
+    coordination: kc.makeApiClient(CoordinationV1Api),
+    storage: kc.makeApiClient(StorageV1Api),
+  };
 }
 
 export const strategicMerge = setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch);
@@ -34,8 +47,15 @@ export const isConflict = (err: unknown) => statusCode(err) === 409;
 export function describe(err: unknown): string {
   const code = statusCode(err);
   const body = (err as { body?: unknown })?.body;
-  const message = typeof body === 'string' ? (JSON.parse(body) as { message?: string }).message : (body as { message?: string } | undefined)?.message;
-  return code !== undefined ? `HTTP ${code}${message ? `: ${message}` : ''}` : err instanceof Error ? err.message : String(err);
+  const message =
+    typeof body === 'string'
+      ? (JSON.parse(body) as { message?: string }).message
+      : (body as { message?: string } | undefined)?.message;
+  return code !== undefined
+    ? `HTTP ${code}${message ? `: ${message}` : ''}`
+    : err instanceof Error
+      ? err.message
+      : String(err);
 }
 
 export interface Informed<T extends KubernetesObject> {
@@ -49,8 +69,12 @@ export interface Informed<T extends KubernetesObject> {
  * restart it starts again after a second, until stopped.
  */
 export function inform<T extends KubernetesObject>(
-  clients: KubeClients, log: Logger, path: string, list: () => Promise<KubernetesListObject<T>>,
-  onChange: (kind: 'add' | 'update' | 'delete', obj: T) => void, fieldSelector?: string,
+  clients: KubeClients,
+  log: Logger,
+  path: string,
+  list: () => Promise<KubernetesListObject<T>>,
+  onChange: (kind: 'add' | 'update' | 'delete', obj: T) => void,
+  fieldSelector?: string,
 ): Informed<T> & { started: Promise<void> } {
   const informer = new ListWatch<T>(path, new Watch(clients.kc), list, false, undefined, fieldSelector);
   let stopped = false;
@@ -61,12 +85,18 @@ export function inform<T extends KubernetesObject>(
   informer.on('error', (err) => {
     if (stopped) return;
     log.warn({ path, err: describe(err) }, 'watch failed; restarting');
-    timer = setTimeout(() => { if (!stopped) informer.start().catch(() => undefined); }, 1000);
+    timer = setTimeout(() => {
+      if (!stopped) informer.start().catch(() => undefined);
+    }, 1000);
   });
   return {
     started: informer.start(),
     list: () => informer.list(),
     get: (name, namespace) => informer.get(name, namespace),
-    async stop() { stopped = true; clearTimeout(timer); await informer.stop(); },
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await informer.stop();
+    },
   };
 }

@@ -37,51 +37,66 @@ export async function startKubelet(settings: KubeletSettings, log: Logger): Prom
   await heal(tag);
   const failed = new Set<string>();
   const pods = new PodManager({
-    clients, log, stateDir, nodes: new Map(nodes.map((n) => [n.name, n.address])),
+    clients,
+    log,
+    stateDir,
+    nodes: new Map(nodes.map((n) => [n.name, n.address])),
     allocator: new IpAllocator(settings.podIpPrefix, stateDir),
-    backoff: { baseMs: settings.backoffBaseMs, capMs: settings.backoffCapMs }, binaries,
+    backoff: { baseMs: settings.backoffBaseMs, capMs: settings.backoffCapMs },
+    binaries,
   });
-  const agent = new NodeAgent(clients, log, nodes, { heartbeatMs: settings.heartbeatMs, statusEvery: 5, controlPort: settings.controlPort });
+  const agent = new NodeAgent(clients, log, nodes, {
+    heartbeatMs: settings.heartbeatMs,
+    statusEvery: 5,
+    controlPort: settings.controlPort,
+  });
   // 2: the control API first, so the Node objects can name its port.
-  const control = await startControlServer({
-    pods: () => pods.pods(),
-    nodes: () => nodes.map((n) => ({ name: n.name, address: n.address, failed: failed.has(n.name) })),
-    signalPod(namespace, name, signal, container) {
-      const worker = pods.find(namespace, name);
-      if (!worker) return false;
-      const targets = worker.containers.filter((c) => c.running && (container === undefined || c.name === container));
-      return targets.map((c) => c.signal(signal)).some(Boolean);
+  const control = await startControlServer(
+    {
+      pods: () => pods.pods(),
+      nodes: () => nodes.map((n) => ({ name: n.name, address: n.address, failed: failed.has(n.name) })),
+      signalPod(namespace, name, signal, container) {
+        const worker = pods.find(namespace, name);
+        if (!worker) return false;
+        const targets = worker.containers.filter((c) => c.running && (container === undefined || c.name === container));
+        return targets.map((c) => c.signal(signal)).some(Boolean);
+      },
+      async failNode(name) {
+        if (!agent.fail(name)) return false;
+        failed.add(name);
+        await pods.failNode(name);
+        return true;
+      },
+      async silenceNode(name) {
+        if (!agent.fail(name)) return false;
+        pods.isolateNode(name);
+        return true;
+      },
+      partition(groups) {
+        const addressOf = (member: string) => {
+          if (!member.includes('/')) return member;
+          const [namespace = '', name = ''] = member.split('/');
+          const address = pods.find(namespace, name)?.address;
+          if (!address) throw new Error(`pod ${member} has no address on this kubelet`);
+          return address;
+        };
+        return cut(
+          groups.map((g) => g.map(addressOf)),
+          tag,
+        );
+      },
+      heal: () => heal(tag),
+      async restoreNode(name) {
+        if (!agent.has(name)) return false;
+        failed.delete(name);
+        await agent.restore(name);
+        pods.restoreNode(name);
+        return true;
+      },
     },
-    async failNode(name) {
-      if (!agent.fail(name)) return false;
-      failed.add(name);
-      await pods.failNode(name);
-      return true;
-    },
-    async silenceNode(name) {
-      if (!agent.fail(name)) return false;
-      pods.isolateNode(name);
-      return true;
-    },
-    partition(groups) {
-      const addressOf = (member: string) => {
-        if (!member.includes('/')) return member;
-        const [namespace = '', name = ''] = member.split('/');
-        const address = pods.find(namespace, name)?.address;
-        if (!address) throw new Error(`pod ${member} has no address on this kubelet`);
-        return address;
-      };
-      return cut(groups.map((g) => g.map(addressOf)), tag);
-    },
-    heal: () => heal(tag),
-    async restoreNode(name) {
-      if (!agent.has(name)) return false;
-      failed.delete(name);
-      await agent.restore(name);
-      pods.restoreNode(name);
-      return true;
-    },
-  }, settings.controlPort, log);
+    settings.controlPort,
+    log,
+  );
   // 3: nodes, then the provisioner and the pods bound to the nodes.
   await agent.register();
   const provisioner = new Provisioner(clients, log, stateDir);

@@ -27,10 +27,13 @@ try {
     log.info({ signal }, 'stopping');
     const force = setTimeout(() => process.exit(1), 15_000);
     force.unref();
-    void kubelet.stop().then(() => process.exit(0), (err: unknown) => {
-      log.error({ err: err instanceof Error ? err.message : String(err) }, 'stop failed');
-      process.exit(1);
-    });
+    void kubelet.stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        log.error({ err: err instanceof Error ? err.message : String(err) }, 'stop failed');
+        process.exit(1);
+      },
+    );
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));

@@ -14,14 +14,26 @@ export interface NodeAgentOptions {
   readonly controlPort: number;
 }
 
-interface NodeState { node: LocalNode; uid?: string; lease?: V1Lease; failed: boolean; beats: number; readySince: string }
+interface NodeState {
+  node: LocalNode;
+  uid?: string;
+  lease?: V1Lease;
+  failed: boolean;
+  beats: number;
+  readySince: string;
+}
 
 export class NodeAgent {
   private readonly states: NodeState[];
   private timer: NodeJS.Timeout | undefined;
   private beating = false;
 
-  constructor(private readonly clients: KubeClients, private readonly log: Logger, nodes: readonly LocalNode[], private readonly options: NodeAgentOptions) {
+  constructor(
+    private readonly clients: KubeClients,
+    private readonly log: Logger,
+    nodes: readonly LocalNode[],
+    private readonly options: NodeAgentOptions,
+  ) {
     this.states = nodes.map((node) => ({ node, failed: false, beats: 0, readySince: iso(Date.now()) }));
   }
 
@@ -34,7 +46,10 @@ export class NodeAgent {
         node = await this.clients.core.createNode({ body: nodeObject(s.node, now, this.options.controlPort) });
       } catch (err) {
         if (!isConflict(err)) throw err;
-        node = await this.clients.core.patchNode({ name: s.node.name, body: { metadata: { labels: nodeLabels(s.node) } } }, strategicMerge);
+        node = await this.clients.core.patchNode(
+          { name: s.node.name, body: { metadata: { labels: nodeLabels(s.node) } } },
+          strategicMerge,
+        );
       }
       s.uid = node.metadata?.uid;
       await this.writeStatus(s);
@@ -75,14 +90,18 @@ export class NodeAgent {
     if (this.beating) return;
     this.beating = true;
     try {
-      await Promise.all(this.states.filter((s) => !s.failed).map(async (s) => {
-        try {
-          await this.renewLease(s);
-          if (++s.beats % this.options.statusEvery === 0) await this.writeStatus(s);
-        } catch (err) {
-          this.log.warn({ node: s.node.name, err: describe(err) }, 'heartbeat failed');
-        }
-      }));
+      await Promise.all(
+        this.states
+          .filter((s) => !s.failed)
+          .map(async (s) => {
+            try {
+              await this.renewLease(s);
+              if (++s.beats % this.options.statusEvery === 0) await this.writeStatus(s);
+            } catch (err) {
+              this.log.warn({ node: s.node.name, err: describe(err) }, 'heartbeat failed');
+            }
+          }),
+      );
     } finally {
       this.beating = false;
     }
@@ -95,7 +114,9 @@ export class NodeAgent {
     } catch (err) {
       // The Node was deleted under us (an admin, or a test): register it again.
       if (!isNotFound(err)) throw err;
-      const node = await this.clients.core.createNode({ body: nodeObject(s.node, iso(Date.now()), this.options.controlPort) });
+      const node = await this.clients.core.createNode({
+        body: nodeObject(s.node, iso(Date.now()), this.options.controlPort),
+      });
       s.uid = node.metadata?.uid;
       s.lease = undefined;
     }
@@ -106,7 +127,11 @@ export class NodeAgent {
     const body = leaseObject(s.node, s.uid, microTime(Date.now()), 40);
     if (s.lease?.metadata?.resourceVersion) {
       try {
-        s.lease = await this.clients.coordination.replaceNamespacedLease({ name: s.node.name, namespace, body: { ...body, metadata: { ...body.metadata, resourceVersion: s.lease.metadata.resourceVersion } } });
+        s.lease = await this.clients.coordination.replaceNamespacedLease({
+          name: s.node.name,
+          namespace,
+          body: { ...body, metadata: { ...body.metadata, resourceVersion: s.lease.metadata.resourceVersion } },
+        });
         return;
       } catch (err) {
         if (!isConflict(err) && !isNotFound(err)) throw err;
@@ -117,7 +142,11 @@ export class NodeAgent {
     } catch (err) {
       if (!isConflict(err)) throw err;
       const current = await this.clients.coordination.readNamespacedLease({ name: s.node.name, namespace });
-      s.lease = await this.clients.coordination.replaceNamespacedLease({ name: s.node.name, namespace, body: { ...body, metadata: { ...body.metadata, resourceVersion: current.metadata?.resourceVersion } } });
+      s.lease = await this.clients.coordination.replaceNamespacedLease({
+        name: s.node.name,
+        namespace,
+        body: { ...body, metadata: { ...body.metadata, resourceVersion: current.metadata?.resourceVersion } },
+      });
     }
   }
 }

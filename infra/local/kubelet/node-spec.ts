@@ -13,9 +13,16 @@ export const zones = ['zone-a', 'zone-b', 'zone-c'];
 export const nodeCapacity = { cpu: '8', memory: '16Gi', pods: '110', 'ephemeral-storage': '50Gi' };
 
 /** Node i is in zones[i] when given (an uneven spread), else round-robin over zone-a..c. */
-export function localNodes(count: number, addressOf: (index: number) => string, zoneOf: readonly string[] = []): LocalNode[] {
+export function localNodes(
+  count: number,
+  addressOf: (index: number) => string,
+  zoneOf: readonly string[] = [],
+): LocalNode[] {
   return Array.from({ length: count }, (_, i) => ({
-    name: `local-node-${i + 1}`, index: i + 1, zone: zoneOf[i] ?? zones[i % zones.length] ?? 'zone-a', address: addressOf(i + 1),
+    name: `local-node-${i + 1}`,
+    index: i + 1,
+    zone: zoneOf[i] ?? zones[i % zones.length] ?? 'zone-a',
+    address: addressOf(i + 1),
   }));
 }
 
@@ -30,37 +37,73 @@ export function nodeLabels(node: LocalNode): Record<string, string> {
   };
 }
 
-export function nodeStatus(node: LocalNode, now: string, readySince: string, controlPort: number): NonNullable<V1Node['status']> {
+export function nodeStatus(
+  node: LocalNode,
+  now: string,
+  readySince: string,
+  controlPort: number,
+): NonNullable<V1Node['status']> {
   const condition = (type: string, status: string, reason: string, message: string, since: string) =>
-    ({ type, status, reason, message, lastHeartbeatTime: now, lastTransitionTime: since }) as unknown as NonNullable<NonNullable<V1Node['status']>['conditions']>[number];
+    ({ type, status, reason, message, lastHeartbeatTime: now, lastTransitionTime: since }) as unknown as NonNullable<
+      NonNullable<V1Node['status']>['conditions']
+    >[number];
   return {
     capacity: nodeCapacity,
     allocatable: nodeCapacity,
     conditions: [
-      condition('MemoryPressure', 'False', 'KubeletHasSufficientMemory', 'kubelet has sufficient memory available', readySince),
+      condition(
+        'MemoryPressure',
+        'False',
+        'KubeletHasSufficientMemory',
+        'kubelet has sufficient memory available',
+        readySince,
+      ),
       condition('DiskPressure', 'False', 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure', readySince),
       condition('PIDPressure', 'False', 'KubeletHasSufficientPID', 'kubelet has sufficient PID available', readySince),
       condition('Ready', 'True', 'KubeletReady', 'local kubelet is posting ready status', readySince),
     ],
-    addresses: [{ type: 'InternalIP', address: node.address }, { type: 'Hostname', address: node.name }],
+    addresses: [
+      { type: 'InternalIP', address: node.address },
+      { type: 'Hostname', address: node.name },
+    ],
     daemonEndpoints: { kubeletEndpoint: { Port: controlPort } },
     nodeInfo: {
-      machineID: node.name, systemUUID: node.name, bootID: readySince, kernelVersion: 'local', osImage: 'knredis local kubelet',
-      containerRuntimeVersion: 'local://processes', kubeletVersion: 'v0.0.0-knredis-local', kubeProxyVersion: '',
-      operatingSystem: 'linux', architecture: 'amd64',
+      machineID: node.name,
+      systemUUID: node.name,
+      bootID: readySince,
+      kernelVersion: 'local',
+      osImage: 'knredis local kubelet',
+      containerRuntimeVersion: 'local://processes',
+      kubeletVersion: 'v0.0.0-knredis-local',
+      kubeProxyVersion: '',
+      operatingSystem: 'linux',
+      architecture: 'amd64',
     },
   };
 }
 
 export function nodeObject(node: LocalNode, now: string, controlPort: number): V1Node {
-  return { apiVersion: 'v1', kind: 'Node', metadata: { name: node.name, labels: nodeLabels(node) }, spec: {}, status: nodeStatus(node, now, now, controlPort) };
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name: node.name, labels: nodeLabels(node) },
+    spec: {},
+    status: nodeStatus(node, now, now, controlPort),
+  };
 }
 
-export function leaseObject(node: LocalNode, nodeUid: string | undefined, renewTime: string, durationSeconds: number): V1Lease {
+export function leaseObject(
+  node: LocalNode,
+  nodeUid: string | undefined,
+  renewTime: string,
+  durationSeconds: number,
+): V1Lease {
   return {
-    apiVersion: 'coordination.k8s.io/v1', kind: 'Lease',
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
     metadata: {
-      name: node.name, namespace: 'kube-node-lease',
+      name: node.name,
+      namespace: 'kube-node-lease',
       ...(nodeUid ? { ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: node.name, uid: nodeUid }] } : {}),
     },
     spec: { holderIdentity: node.name, leaseDurationSeconds: durationSeconds, renewTime: renewTime as unknown as Date },

@@ -16,7 +16,18 @@ export const partitionTag = (env: string) => `knredis-${env}`;
 /** The DROP rules that cut every pair of addresses across groups, both ways (pure). */
 export function partitionRules(groups: readonly (readonly string[])[], tag: string): string[][] {
   const rules: string[][] = [];
-  const drop = (from: string, to: string) => ['-s', `${from}/32`, '-d', `${to}/32`, '-m', 'comment', '--comment', tag, '-j', 'DROP'];
+  const drop = (from: string, to: string) => [
+    '-s',
+    `${from}/32`,
+    '-d',
+    `${to}/32`,
+    '-m',
+    'comment',
+    '--comment',
+    tag,
+    '-j',
+    'DROP',
+  ];
   groups.forEach((group, i) => {
     for (const other of groups.slice(i + 1)) {
       for (const a of group) for (const b of other) if (a !== b) rules.push(drop(a, b), drop(b, a));
@@ -32,7 +43,9 @@ export async function cut(groups: readonly (readonly string[])[], tag: string): 
     for (const rule of rules) await run('iptables', ['-w', '-I', 'INPUT', ...rule]);
   } catch (error) {
     await heal(tag);
-    throw new Error(`iptables failed (the kubelet runs as root to make partitions): ${(error as Error).message}`, { cause: error });
+    throw new Error(`iptables failed (the kubelet runs as root to make partitions): ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   return rules.length;
 }
@@ -52,17 +65,32 @@ export async function heal(tag: string): Promise<number> {
 
 /** The rules of `iptables -S INPUT` output that carry the tag, as argument lists for -D (pure). */
 export function taggedRules(listed: string, tag: string): string[][] {
-  return listed.split('\n')
+  return listed
+    .split('\n')
     .filter((line) => line.startsWith('-A INPUT ') && line.split(' ').includes(tag))
-    .map((line) => line.slice('-A INPUT '.length).split(' ').map((word) => word.replace(/^"(.*)"$/, '$1')));
+    .map((line) =>
+      line
+        .slice('-A INPUT '.length)
+        .split(' ')
+        .map((word) => word.replace(/^"(.*)"$/, '$1')),
+    );
 }
 
 /** heal() for process 'exit' handlers, which cannot wait. */
 export function healSync(tag: string): void {
   try {
-    const listed = execFileSync('iptables', ['-w', '-S', 'INPUT'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const listed = execFileSync('iptables', ['-w', '-S', 'INPUT'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     for (const rule of taggedRules(listed, tag)) {
-      try { execFileSync('iptables', ['-w', '-D', 'INPUT', ...rule], { stdio: 'ignore' }); } catch { /* gone already */ }
+      try {
+        execFileSync('iptables', ['-w', '-D', 'INPUT', ...rule], { stdio: 'ignore' });
+      } catch {
+        /* gone already */
+      }
     }
-  } catch { /* no iptables: no rules */ }
+  } catch {
+    /* no iptables: no rules */
+  }
 }

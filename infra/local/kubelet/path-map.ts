@@ -14,16 +14,23 @@ export interface PathMapping {
 /** Rewrites every occurrence of a mountPath that stands as a whole path (or its prefix). */
 export function mapPaths(text: string, mappings: readonly PathMapping[]): string {
   // Longest mountPath first so `/etc/redis/conf` wins over `/etc/redis`; `/` is never rewritten.
-  const sorted = [...mappings].map(normalize).filter((m) => m.mountPath !== '/').sort((a, b) => b.mountPath.length - a.mountPath.length);
+  const sorted = [...mappings]
+    .map(normalize)
+    .filter((m) => m.mountPath !== '/')
+    .sort((a, b) => b.mountPath.length - a.mountPath.length);
   if (sorted.length === 0 || text === '') return text;
-  const pattern = new RegExp(sorted.map((m) => `(?<![\\w./-])${escape(m.mountPath)}(?=$|[/\\s"'=:;,)}\\]])`).join('|'), 'g');
+  const pattern = new RegExp(
+    sorted.map((m) => `(?<![\\w./-])${escape(m.mountPath)}(?=$|[/\\s"'=:;,)}\\]])`).join('|'),
+    'g',
+  );
   return text.replace(pattern, (found) => sorted.find((m) => m.mountPath === found)?.hostPath ?? found);
 }
 
 /** The host path of a container path, or undefined when no volume covers it. */
 export function hostPathOf(containerPath: string, mappings: readonly PathMapping[]): string | undefined {
   const path = containerPath.replace(/\/+$/, '') || '/';
-  const best = [...mappings].map(normalize)
+  const best = [...mappings]
+    .map(normalize)
     .filter((m) => path === m.mountPath || path.startsWith(m.mountPath === '/' ? '/' : `${m.mountPath}/`))
     .sort((a, b) => b.mountPath.length - a.mountPath.length)[0];
   if (!best) return undefined;

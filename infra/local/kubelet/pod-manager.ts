@@ -20,7 +20,11 @@ export interface PodManagerOptions {
 }
 
 export interface PodInfo {
-  namespace: string; name: string; uid: string; node: string; podIP?: string;
+  namespace: string;
+  name: string;
+  uid: string;
+  node: string;
+  podIP?: string;
   containers: { name: string; pid?: number; running: boolean; restartCount: number }[];
 }
 
@@ -34,9 +38,14 @@ export class PodManager {
 
   async start(): Promise<void> {
     const { clients, log } = this.options;
-    this.informer = inform<V1Pod>(clients, log, '/api/v1/pods',
+    this.informer = inform<V1Pod>(
+      clients,
+      log,
+      '/api/v1/pods',
       () => clients.core.listPodForAllNamespaces({ fieldSelector: 'spec.nodeName!=' }),
-      (kind, pod) => this.onEvent(kind, pod), 'spec.nodeName!=');
+      (kind, pod) => this.onEvent(kind, pod),
+      'spec.nodeName!=',
+    );
     await this.informer.started;
     const uids = new Set(this.informer.list().map((p) => p.metadata?.uid ?? ''));
     this.options.allocator.retain(uids);
@@ -69,8 +78,17 @@ export class PodManager {
 
   pods(): PodInfo[] {
     return [...this.workers.values()].map((w) => ({
-      namespace: w.namespace, name: w.name, uid: w.uid, node: w.nodeName, ...(w.address ? { podIP: w.address } : {}),
-      containers: w.containers.map((c) => ({ name: c.name, running: c.running, restartCount: c.restartCount, ...(c.process ? { pid: c.process.pid } : {}) })),
+      namespace: w.namespace,
+      name: w.name,
+      uid: w.uid,
+      node: w.nodeName,
+      ...(w.address ? { podIP: w.address } : {}),
+      containers: w.containers.map((c) => ({
+        name: c.name,
+        running: c.running,
+        restartCount: c.restartCount,
+        ...(c.process ? { pid: c.process.pid } : {}),
+      })),
     }));
   }
 
@@ -84,15 +102,29 @@ export class PodManager {
     const hostIP = this.options.nodes.get(node);
     if (!uid || hostIP === undefined || this.done.has(uid)) return;
     const existing = this.workers.get(uid);
-    if (kind === 'delete') { existing?.markGone(); return; }
-    if (existing) { existing.update(pod); return; }
-    const worker = new PodWorker(pod, {
-      clients: this.options.clients, log: this.options.log, stateDir: this.options.stateDir, hostIP,
-      backoff: this.options.backoff, binaries: this.options.binaries,
-      allocate: (id) => this.options.allocator.allocate(id),
-      release: (id) => this.options.allocator.release(id),
-      onFinished: () => this.forget(uid),
-    }, this.failedNodes.has(node));
+    if (kind === 'delete') {
+      existing?.markGone();
+      return;
+    }
+    if (existing) {
+      existing.update(pod);
+      return;
+    }
+    const worker = new PodWorker(
+      pod,
+      {
+        clients: this.options.clients,
+        log: this.options.log,
+        stateDir: this.options.stateDir,
+        hostIP,
+        backoff: this.options.backoff,
+        binaries: this.options.binaries,
+        allocate: (id) => this.options.allocator.allocate(id),
+        release: (id) => this.options.allocator.release(id),
+        onFinished: () => this.forget(uid),
+      },
+      this.failedNodes.has(node),
+    );
     this.workers.set(uid, worker);
   }
 

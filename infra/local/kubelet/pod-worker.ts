@@ -51,7 +51,11 @@ export class PodWorker {
   private readonly podDir: string;
   private readonly log: Logger;
 
-  constructor(pod: V1Pod, private readonly deps: WorkerDeps, suspended: boolean) {
+  constructor(
+    pod: V1Pod,
+    private readonly deps: WorkerDeps,
+    suspended: boolean,
+  ) {
     this.pod = pod;
     this.uid = pod.metadata?.uid ?? '';
     this.suspended = suspended;
@@ -59,29 +63,56 @@ export class PodWorker {
     this.log = deps.log.child({ pod: `${pod.metadata?.namespace}/${pod.metadata?.name}`, uid: this.uid });
     this.startTime = pod.status?.startTime ? new Date(pod.status.startTime).getTime() : Date.now();
     const restartPolicy = pod.spec?.restartPolicy ?? 'Always';
-    const runner = (c: V1Container, isInit: boolean) => new ContainerRunner(c, isInit, {
-      log: this.log, restartPolicy, backoff: deps.backoff, onChange: () => this.kick(),
-      logFile: join(this.podDir, 'logs', `${c.name}.log`), pidFile: join(this.podDir, 'pids', `${c.name}.pid`),
-    });
+    const runner = (c: V1Container, isInit: boolean) =>
+      new ContainerRunner(c, isInit, {
+        log: this.log,
+        restartPolicy,
+        backoff: deps.backoff,
+        onChange: () => this.kick(),
+        logFile: join(this.podDir, 'logs', `${c.name}.log`),
+        pidFile: join(this.podDir, 'pids', `${c.name}.pid`),
+      });
     this.init = (pod.spec?.initContainers ?? []).map((c) => runner(c, true));
     this.main = (pod.spec?.containers ?? []).map((c) => runner(c, false));
     // A kubelet restart keeps counting restarts where the status left off.
     for (const r of [...this.init, ...this.main]) {
-      const old = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])].find((s) => s.name === r.name);
-      if (old) r.adopt(old.restartCount ?? 0, old.state?.running !== undefined || old.state?.terminated !== undefined || (old.restartCount ?? 0) > 0);
+      const old = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])].find(
+        (s) => s.name === r.name,
+      );
+      if (old)
+        r.adopt(
+          old.restartCount ?? 0,
+          old.state?.running !== undefined || old.state?.terminated !== undefined || (old.restartCount ?? 0) > 0,
+        );
     }
     this.timer = setInterval(() => this.kick(), syncEveryMs);
     this.kick();
   }
 
-  get namespace(): string { return this.pod.metadata?.namespace ?? ''; }
-  get name(): string { return this.pod.metadata?.name ?? ''; }
-  get nodeName(): string { return this.pod.spec?.nodeName ?? ''; }
-  get address(): string | undefined { return this.podIP; }
-  get containers(): readonly ContainerRunner[] { return [...this.init, ...this.main]; }
+  get namespace(): string {
+    return this.pod.metadata?.namespace ?? '';
+  }
+  get name(): string {
+    return this.pod.metadata?.name ?? '';
+  }
+  get nodeName(): string {
+    return this.pod.spec?.nodeName ?? '';
+  }
+  get address(): string | undefined {
+    return this.podIP;
+  }
+  get containers(): readonly ContainerRunner[] {
+    return [...this.init, ...this.main];
+  }
 
-  update(pod: V1Pod): void { this.pod = pod; this.kick(); }
-  markGone(): void { this.gone = true; this.kick(); }
+  update(pod: V1Pod): void {
+    this.pod = pod;
+    this.kick();
+  }
+  markGone(): void {
+    this.gone = true;
+    this.kick();
+  }
 
   /** Node failed: every process dies at once, nothing is written until resume(). */
   async suspend(): Promise<void> {
@@ -111,12 +142,19 @@ export class PodWorker {
 
   kick(): void {
     if (this.finished) return;
-    if (this.syncing) { this.dirty = true; return; }
+    if (this.syncing) {
+      this.dirty = true;
+      return;
+    }
     this.syncing = true;
-    void this.sync().catch((err) => this.log.warn({ err: describe(err) }, 'pod sync failed; retrying'))
+    void this.sync()
+      .catch((err) => this.log.warn({ err: describe(err) }, 'pod sync failed; retrying'))
       .finally(() => {
         this.syncing = false;
-        if (this.dirty && !this.finished) { this.dirty = false; this.kick(); }
+        if (this.dirty && !this.finished) {
+          this.dirty = false;
+          this.kick();
+        }
       });
   }
 
@@ -158,7 +196,15 @@ export class PodWorker {
     const mappings = mountMappings(c.spec, hostDirs);
     const podIP = this.podIP ?? '';
     const rootDir = join(this.podDir, 'rootfs', c.name);
-    const planned = planProcess({ container: c.spec, podIP, env: env.env, mappings, rootDir, shimDir: join(this.podDir, 'bin'), hostPath: process.env.PATH ?? '/usr/bin:/bin' });
+    const planned = planProcess({
+      container: c.spec,
+      podIP,
+      env: env.env,
+      mappings,
+      rootDir,
+      shimDir: join(this.podDir, 'bin'),
+      hostPath: process.env.PATH ?? '/usr/bin:/bin',
+    });
     if (!planned.ok) return c.wait(planned.reason, planned.message, 5000);
     c.start(planned.plan, mappings, podIP);
   }
@@ -168,9 +214,15 @@ export class PodWorker {
     const namespace = this.namespace;
     const configMaps = new Map<string, V1ConfigMap | null>();
     const secrets = new Map<string, V1Secret | null>();
-    const orNull = <T>(p: Promise<T>) => p.catch((err) => { if (isNotFound(err)) return null; throw err; });
-    for (const name of refs.configMaps) configMaps.set(name, await orNull(this.deps.clients.core.readNamespacedConfigMap({ name, namespace })));
-    for (const name of refs.secrets) secrets.set(name, await orNull(this.deps.clients.core.readNamespacedSecret({ name, namespace })));
+    const orNull = <T>(p: Promise<T>) =>
+      p.catch((err) => {
+        if (isNotFound(err)) return null;
+        throw err;
+      });
+    for (const name of refs.configMaps)
+      configMaps.set(name, await orNull(this.deps.clients.core.readNamespacedConfigMap({ name, namespace })));
+    for (const name of refs.secrets)
+      secrets.set(name, await orNull(this.deps.clients.core.readNamespacedSecret({ name, namespace })));
     return { pod: this.pod, podIP: this.podIP ?? '', hostIP: this.deps.hostIP, configMaps, secrets };
   }
 
@@ -191,17 +243,28 @@ export class PodWorker {
 
   private async writeStatus(): Promise<void> {
     if (this.suspended || this.gone) return;
-    const view = { hostIP: this.deps.hostIP, initContainers: this.init.map((c) => c.view()), containers: this.main.map((c) => c.view()), ...(this.podIP ? { podIP: this.podIP } : {}) };
+    const view = {
+      hostIP: this.deps.hostIP,
+      initContainers: this.init.map((c) => c.view()),
+      containers: this.main.map((c) => c.view()),
+      ...(this.podIP ? { podIP: this.podIP } : {}),
+    };
     const status = computeStatus(this.pod, view, Date.now(), this.startTime);
     const signature = statusSignature(status);
     if (signature === statusSignature(this.pod.status)) return;
     if (signature === this.lastWritten && Date.now() - this.lastWriteAt < 3000) return;
     try {
-      const updated = await this.deps.clients.core.patchNamespacedPodStatus({ name: this.name, namespace: this.namespace, body: { status } }, strategicMerge);
+      const updated = await this.deps.clients.core.patchNamespacedPodStatus(
+        { name: this.name, namespace: this.namespace, body: { status } },
+        strategicMerge,
+      );
       if (updated.metadata?.uid === this.uid) this.pod = { ...this.pod, status: updated.status };
       this.lastWritten = signature;
       this.lastWriteAt = Date.now();
-      this.log.debug({ phase: status.phase, ready: status.conditions.find((c) => c.type === 'Ready')?.status }, 'status written');
+      this.log.debug(
+        { phase: status.phase, ready: status.conditions.find((c) => c.type === 'Ready')?.status },
+        'status written',
+      );
     } catch (err) {
       if (!isNotFound(err)) throw err;
     }
@@ -212,7 +275,12 @@ export class PodWorker {
     await Promise.all([...this.main.map((c) => c.stop(graceMs, true)), ...this.init.map((c) => c.stop(0, false))]);
     if (finalDelete) {
       try {
-        await this.deps.clients.core.deleteNamespacedPod({ name: this.name, namespace: this.namespace, gracePeriodSeconds: 0, body: { gracePeriodSeconds: 0, preconditions: { uid: this.uid } } });
+        await this.deps.clients.core.deleteNamespacedPod({
+          name: this.name,
+          namespace: this.namespace,
+          gracePeriodSeconds: 0,
+          body: { gracePeriodSeconds: 0, preconditions: { uid: this.uid } },
+        });
       } catch (err) {
         if (!isNotFound(err) && describe(err).indexOf('409') < 0) throw err;
       }

@@ -53,7 +53,12 @@ export class Prober {
     const ok = await runProbe(this.probe, this.target).catch(() => false);
     if (this.stopped) return;
     const failureThreshold = this.probe.failureThreshold ?? 3;
-    const judged = judge({ successes: this.successes, failures: this.failures, verdict: this.verdict }, ok, this.kind, this.probe);
+    const judged = judge(
+      { successes: this.successes, failures: this.failures, verdict: this.verdict },
+      ok,
+      this.kind,
+      this.probe,
+    );
     this.successes = judged.successes;
     this.failures = judged.failures;
     const next = judged.verdict;
@@ -68,10 +73,19 @@ export class Prober {
   }
 }
 
-export interface ProbeCounts { successes: number; failures: number; verdict: boolean }
+export interface ProbeCounts {
+  successes: number;
+  failures: number;
+  verdict: boolean;
+}
 
 /** One probe result against the thresholds (pure): consecutive counts and the verdict. */
-export function judge(counts: ProbeCounts, ok: boolean, kind: 'readiness' | 'liveness' | 'startup', probe: V1Probe): ProbeCounts {
+export function judge(
+  counts: ProbeCounts,
+  ok: boolean,
+  kind: 'readiness' | 'liveness' | 'startup',
+  probe: V1Probe,
+): ProbeCounts {
   const successes = ok ? counts.successes + 1 : 0;
   const failures = ok ? 0 : counts.failures + 1;
   // Liveness and startup probes must have successThreshold 1 (the API server enforces it).
@@ -108,7 +122,10 @@ export function portNumber(port: number | string, container: V1Container): numbe
 function tcpOpen(host: string, port: number, timeoutMs: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = createConnection({ host, port, timeout: timeoutMs });
-    const done = (ok: boolean) => { socket.destroy(); resolve(ok); };
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
     socket.once('connect', () => done(true));
     socket.once('timeout', () => done(false));
     socket.once('error', () => done(false));
@@ -121,7 +138,10 @@ function httpOk(host: string, port: number, path: string, timeoutMs: number): Pr
       res.resume();
       resolve((res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 400);
     });
-    req.once('timeout', () => { req.destroy(); resolve(false); });
+    req.once('timeout', () => {
+      req.destroy();
+      resolve(false);
+    });
     req.once('error', () => resolve(false));
     req.end();
   });

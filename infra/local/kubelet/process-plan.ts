@@ -13,7 +13,8 @@ export interface ProcessPlan {
   readonly env: Readonly<Record<string, string>>;
 }
 
-export type PlanResult = { ok: true; plan: ProcessPlan } | { ok: false; reason: 'ImageNotRunnableLocally'; message: string };
+export type PlanResult =
+  { ok: true; plan: ProcessPlan } | { ok: false; reason: 'ImageNotRunnableLocally'; message: string };
 
 export interface PlanInput {
   readonly container: V1Container;
@@ -29,10 +30,32 @@ export interface PlanInput {
   readonly hostPath: string;
 }
 
-const redisTools = new Set(['redis-server', 'redis-cli', 'redis-sentinel', 'redis-benchmark', 'redis-check-aof', 'redis-check-rdb']);
-const shellTools = new Set(['sh', 'bash', 'sleep', 'true', 'false', 'cat', 'echo', 'cp', 'mkdir', 'ls', 'chmod', 'touch', 'env']);
+const redisTools = new Set([
+  'redis-server',
+  'redis-cli',
+  'redis-sentinel',
+  'redis-benchmark',
+  'redis-check-aof',
+  'redis-check-rdb',
+]);
+const shellTools = new Set([
+  'sh',
+  'bash',
+  'sleep',
+  'true',
+  'false',
+  'cat',
+  'echo',
+  'cp',
+  'mkdir',
+  'ls',
+  'chmod',
+  'touch',
+  'env',
+]);
 
-export const runnableImagesText = 'images that run locally: redis (any tag, any registry) with redis-server, redis-cli or sh; busybox or alpine with sh and basic tools';
+export const runnableImagesText =
+  'images that run locally: redis (any tag, any registry) with redis-server, redis-cli or sh; busybox or alpine with sh and basic tools';
 
 type ImageFamily = 'redis' | 'shell' | undefined;
 
@@ -57,7 +80,10 @@ export function planProcess(input: PlanInput): PlanResult {
   const family = imageFamily(image);
   if (family === undefined) return notRunnable(image, '');
   const expand = (s: string) => mapPaths(expandReferences(s, input.env), input.mappings);
-  let argv = family === 'redis' ? redisEntrypoint(container.command ?? [], container.args ?? []) : [...(container.command ?? []), ...(container.args ?? [])];
+  let argv =
+    family === 'redis'
+      ? redisEntrypoint(container.command ?? [], container.args ?? [])
+      : [...(container.command ?? []), ...(container.args ?? [])];
   argv = argv.map(expand);
   const program = argv[0] ?? '';
   const tool = baseName(program);
@@ -98,7 +124,11 @@ export function planExec(command: readonly string[], base: ProcessPlan, mappings
 }
 
 function notRunnable(image: string, detail: string): PlanResult {
-  return { ok: false, reason: 'ImageNotRunnableLocally', message: `image "${image}" cannot run on the local kubelet${detail}; ${runnableImagesText}` };
+  return {
+    ok: false,
+    reason: 'ImageNotRunnableLocally',
+    message: `image "${image}" cannot run on the local kubelet${detail}; ${runnableImagesText}`,
+  };
 }
 
 function baseName(path: string): string {

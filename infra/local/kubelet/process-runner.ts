@@ -28,7 +28,12 @@ export function startProcess(plan: ProcessPlan, logFile: string, pidFile: string
   const out = openSync(logFile, 'a');
   let child: ChildProcess;
   try {
-    child = spawn(plan.program, [...plan.args], { cwd: plan.cwd, env: { ...plan.env }, detached: true, stdio: ['ignore', out, out] });
+    child = spawn(plan.program, [...plan.args], {
+      cwd: plan.cwd,
+      env: { ...plan.env },
+      detached: true,
+      stdio: ['ignore', out, out],
+    });
   } finally {
     closeSync(out);
   }
@@ -49,31 +54,63 @@ export function startProcess(plan: ProcessPlan, logFile: string, pidFile: string
     writeFileSync(pidFile, `${pid} ${startTimeOf(pid) ?? ''}`);
   }
   return {
-    pid, startedAt: Date.now(), exited,
+    pid,
+    startedAt: Date.now(),
+    exited,
     isAlive: () => alive,
     signal(signal) {
       if (!alive || pid <= 0) return false;
-      try { process.kill(-pid, signal); return true; } catch { /* group gone: try the process */ }
-      try { process.kill(pid, signal); return true; } catch { return false; }
+      try {
+        process.kill(-pid, signal);
+        return true;
+      } catch {
+        /* group gone: try the process */
+      }
+      try {
+        process.kill(pid, signal);
+        return true;
+      } catch {
+        return false;
+      }
     },
   };
 }
 
 /** Runs a short command (exec probe, preStop) to completion within timeoutMs. */
-export function runToCompletion(plan: ProcessPlan, timeoutMs: number): Promise<{ exitCode: number; timedOut: boolean; output: string }> {
+export function runToCompletion(
+  plan: ProcessPlan,
+  timeoutMs: number,
+): Promise<{ exitCode: number; timedOut: boolean; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(plan.program, [...plan.args], { cwd: plan.cwd, env: { ...plan.env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(plan.program, [...plan.args], {
+      cwd: plan.cwd,
+      env: { ...plan.env },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
-    const keep = (chunk: Buffer) => { if (output.length < 4096) output += chunk.toString('utf8'); };
+    const keep = (chunk: Buffer) => {
+      if (output.length < 4096) output += chunk.toString('utf8');
+    };
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      try { process.kill(-(child.pid ?? 0), 'SIGKILL'); } catch { child.kill('SIGKILL'); }
+      try {
+        process.kill(-(child.pid ?? 0), 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
     }, timeoutMs);
-    child.once('error', () => { clearTimeout(timer); resolve({ exitCode: 127, timedOut, output }); });
-    child.once('close', (code) => { clearTimeout(timer); resolve({ exitCode: timedOut ? -1 : (code ?? -1), timedOut, output: output.slice(0, 4096) }); });
+    child.once('error', () => {
+      clearTimeout(timer);
+      resolve({ exitCode: 127, timedOut, output });
+    });
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ exitCode: timedOut ? -1 : (code ?? -1), timedOut, output: output.slice(0, 4096) });
+    });
   });
 }
 
@@ -88,9 +125,15 @@ export async function killLeftovers(dir: string): Promise<number[]> {
     rmSync(file, { force: true });
     const pid = Number(pidText);
     if (!Number.isInteger(pid) || pid <= 1 || !started || startTimeOf(pid) !== started) continue;
-    try { process.kill(-pid, 'SIGKILL'); killed.push(pid); } catch { /* already gone */ }
+    try {
+      process.kill(-pid, 'SIGKILL');
+      killed.push(pid);
+    } catch {
+      /* already gone */
+    }
   }
-  for (let i = 0; i < 100 && killed.some((pid) => startTimeOf(pid) !== undefined); i++) await new Promise((r) => setTimeout(r, 50));
+  for (let i = 0; i < 100 && killed.some((pid) => startTimeOf(pid) !== undefined); i++)
+    await new Promise((r) => setTimeout(r, 50));
   return killed;
 }
 
@@ -108,6 +151,12 @@ function startTimeOf(pid: number): string | undefined {
 function findPidFiles(dir: string, depth = 0): string[] {
   if (depth > 4) return [];
   let entries;
-  try { entries = readdirSync(dir, { withFileTypes: true }); } catch { return []; }
-  return entries.flatMap((e) => e.isDirectory() ? findPidFiles(join(dir, e.name), depth + 1) : e.name.endsWith('.pid') ? [join(dir, e.name)] : []);
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  return entries.flatMap((e) =>
+    e.isDirectory() ? findPidFiles(join(dir, e.name), depth + 1) : e.name.endsWith('.pid') ? [join(dir, e.name)] : [],
+  );
 }

@@ -9,10 +9,18 @@ import { describe, inform, isConflict, isNotFound, type KubeClients } from './ku
 
 export const provisionerName = 'knredis.local/hostpath';
 
-export function volumeFor(claim: V1PersistentVolumeClaim, storageClass: V1StorageClass, path: string): V1PersistentVolume {
+export function volumeFor(
+  claim: V1PersistentVolumeClaim,
+  storageClass: V1StorageClass,
+  path: string,
+): V1PersistentVolume {
   return {
-    apiVersion: 'v1', kind: 'PersistentVolume',
-    metadata: { name: `pvc-${claim.metadata?.uid}`, annotations: { 'pv.kubernetes.io/provisioned-by': provisionerName } },
+    apiVersion: 'v1',
+    kind: 'PersistentVolume',
+    metadata: {
+      name: `pvc-${claim.metadata?.uid}`,
+      annotations: { 'pv.kubernetes.io/provisioned-by': provisionerName },
+    },
     spec: {
       capacity: { storage: claim.spec?.resources?.requests?.storage ?? '1Gi' },
       accessModes: claim.spec?.accessModes ?? ['ReadWriteOnce'],
@@ -20,7 +28,13 @@ export function volumeFor(claim: V1PersistentVolumeClaim, storageClass: V1Storag
       storageClassName: storageClass.metadata?.name ?? '',
       volumeMode: claim.spec?.volumeMode ?? 'Filesystem',
       hostPath: { path, type: 'DirectoryOrCreate' },
-      claimRef: { apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace: claim.metadata?.namespace ?? '', name: claim.metadata?.name ?? '', uid: claim.metadata?.uid ?? '' },
+      claimRef: {
+        apiVersion: 'v1',
+        kind: 'PersistentVolumeClaim',
+        namespace: claim.metadata?.namespace ?? '',
+        name: claim.metadata?.name ?? '',
+        uid: claim.metadata?.uid ?? '',
+      },
     },
   };
 }
@@ -31,16 +45,34 @@ export class Provisioner {
   private readonly classes = new Map<string, V1StorageClass | null>();
   private readonly busy = new Set<string>();
 
-  constructor(private readonly clients: KubeClients, private readonly log: Logger, stateDir: string) {
+  constructor(
+    private readonly clients: KubeClients,
+    private readonly log: Logger,
+    stateDir: string,
+  ) {
     this.volumesDir = resolve(stateDir, 'volumes');
   }
 
   async start(): Promise<void> {
     const { clients, log } = this;
-    const claims = inform<V1PersistentVolumeClaim>(clients, log, '/api/v1/persistentvolumeclaims',
-      () => clients.core.listPersistentVolumeClaimForAllNamespaces(), (kind, c) => { if (kind !== 'delete') void this.onClaim(c); });
-    const volumes = inform<V1PersistentVolume>(clients, log, '/api/v1/persistentvolumes',
-      () => clients.core.listPersistentVolume(), (kind, v) => { if (kind !== 'delete') void this.onVolume(v); });
+    const claims = inform<V1PersistentVolumeClaim>(
+      clients,
+      log,
+      '/api/v1/persistentvolumeclaims',
+      () => clients.core.listPersistentVolumeClaimForAllNamespaces(),
+      (kind, c) => {
+        if (kind !== 'delete') void this.onClaim(c);
+      },
+    );
+    const volumes = inform<V1PersistentVolume>(
+      clients,
+      log,
+      '/api/v1/persistentvolumes',
+      () => clients.core.listPersistentVolume(),
+      (kind, v) => {
+        if (kind !== 'delete') void this.onVolume(v);
+      },
+    );
     this.informers.push(claims, volumes);
     await Promise.all([claims.started, volumes.started]);
   }
@@ -51,11 +83,18 @@ export class Provisioner {
 
   private async onClaim(claim: V1PersistentVolumeClaim): Promise<void> {
     const key = `claim/${claim.metadata?.uid}`;
-    if (claim.spec?.volumeName || claim.status?.phase !== 'Pending' || claim.metadata?.deletionTimestamp || this.busy.has(key)) return;
+    if (
+      claim.spec?.volumeName ||
+      claim.status?.phase !== 'Pending' ||
+      claim.metadata?.deletionTimestamp ||
+      this.busy.has(key)
+    )
+      return;
     const storageClass = await this.storageClass(claim.spec?.storageClassName ?? '');
     if (storageClass?.provisioner !== provisionerName) return;
     const annotations = claim.metadata?.annotations ?? {};
-    if (storageClass.volumeBindingMode === 'WaitForFirstConsumer' && !annotations['volume.kubernetes.io/selected-node']) return;
+    if (storageClass.volumeBindingMode === 'WaitForFirstConsumer' && !annotations['volume.kubernetes.io/selected-node'])
+      return;
     this.busy.add(key);
     try {
       const path = join(this.volumesDir, `pvc-${claim.metadata?.uid}`);
@@ -72,7 +111,8 @@ export class Provisioner {
   private async onVolume(pv: V1PersistentVolume): Promise<void> {
     const name = pv.metadata?.name ?? '';
     if (pv.metadata?.annotations?.['pv.kubernetes.io/provisioned-by'] !== provisionerName) return;
-    if (pv.status?.phase !== 'Released' || pv.spec?.persistentVolumeReclaimPolicy !== 'Delete' || this.busy.has(name)) return;
+    if (pv.status?.phase !== 'Released' || pv.spec?.persistentVolumeReclaimPolicy !== 'Delete' || this.busy.has(name))
+      return;
     this.busy.add(name);
     try {
       const path = resolve(pv.spec?.hostPath?.path ?? '');

@@ -5,7 +5,15 @@ import type { V1Pod } from '@kubernetes/client-node';
 export type ContainerState =
   | { kind: 'waiting'; reason: string; message?: string }
   | { kind: 'running'; startedAt: number }
-  | { kind: 'terminated'; exitCode: number; signal?: number; reason: string; message?: string; startedAt: number; finishedAt: number };
+  | {
+      kind: 'terminated';
+      exitCode: number;
+      signal?: number;
+      reason: string;
+      message?: string;
+      startedAt: number;
+      finishedAt: number;
+    };
 
 export interface ContainerView {
   readonly name: string;
@@ -32,7 +40,13 @@ export interface PodStatusPatch {
   podIP?: string;
   podIPs?: { ip: string }[];
   startTime: string;
-  conditions: { type: string; status: 'True' | 'False'; reason?: string; lastTransitionTime: string; lastProbeTime: null }[];
+  conditions: {
+    type: string;
+    status: 'True' | 'False';
+    reason?: string;
+    lastTransitionTime: string;
+    lastProbeTime: null;
+  }[];
   initContainerStatuses: object[];
   containerStatuses: object[];
 }
@@ -63,10 +77,16 @@ export function computeStatus(pod: V1Pod, view: PodView, now: number, startTime:
   const succeededOrFailed = phase === 'Succeeded' || phase === 'Failed';
   const previous = new Map((pod.status?.conditions ?? []).map((c) => [c.type, c]));
   const condition = (type: string, status: boolean, reason?: string) => {
-    const value = status ? 'True' as const : 'False' as const;
+    const value = status ? ('True' as const) : ('False' as const);
     const old = previous.get(type);
     const since = old?.status === value && old.lastTransitionTime ? toTime(old.lastTransitionTime) : iso(now);
-    return { type, status: value, ...(status ? {} : { reason: reason ?? '' }), lastTransitionTime: since, lastProbeTime: null };
+    return {
+      type,
+      status: value,
+      ...(status ? {} : { reason: reason ?? '' }),
+      lastTransitionTime: since,
+      lastProbeTime: null,
+    };
   };
   const notReadyReason = succeededOrFailed ? 'PodCompleted' : 'ContainersNotReady';
   const status: PodStatusPatch = {
@@ -96,14 +116,34 @@ export function statusSignature(status: Partial<PodStatusPatch> | V1Pod['status'
   const s = (status ?? {}) as Record<string, unknown>;
   const ours = ['PodReadyToStartContainers', 'Initialized', 'ContainersReady', 'Ready'];
   const conditions = ((s.conditions ?? []) as { type: string; status: string }[])
-    .filter((c) => ours.includes(c.type)).map((c) => `${c.type}=${c.status}`).sort();
-  const containers = (list: unknown) => ((list ?? []) as Record<string, unknown>[]).map((c) => {
-    const state = (c.state ?? {}) as Record<string, Record<string, unknown> | undefined>;
-    const kind = Object.keys(state).find((k) => state[k]) ?? '';
-    const detail = state[kind] ?? {};
-    return [c.name, c.ready, c.started, c.restartCount, c.containerID ?? '', kind, detail.reason ?? '', detail.exitCode ?? '', detail.message ?? ''].join('|');
-  });
-  return JSON.stringify([s.phase, s.podIP ?? '', s.hostIP ?? '', conditions, containers(s.initContainerStatuses), containers(s.containerStatuses)]);
+    .filter((c) => ours.includes(c.type))
+    .map((c) => `${c.type}=${c.status}`)
+    .sort();
+  const containers = (list: unknown) =>
+    ((list ?? []) as Record<string, unknown>[]).map((c) => {
+      const state = (c.state ?? {}) as Record<string, Record<string, unknown> | undefined>;
+      const kind = Object.keys(state).find((k) => state[k]) ?? '';
+      const detail = state[kind] ?? {};
+      return [
+        c.name,
+        c.ready,
+        c.started,
+        c.restartCount,
+        c.containerID ?? '',
+        kind,
+        detail.reason ?? '',
+        detail.exitCode ?? '',
+        detail.message ?? '',
+      ].join('|');
+    });
+  return JSON.stringify([
+    s.phase,
+    s.podIP ?? '',
+    s.hostIP ?? '',
+    conditions,
+    containers(s.initContainerStatuses),
+    containers(s.containerStatuses),
+  ]);
 }
 
 function toContainerStatus(c: ContainerView): object {
@@ -122,14 +162,21 @@ function toContainerStatus(c: ContainerView): object {
 
 function toState(state: ContainerState): object {
   switch (state.kind) {
-    case 'waiting': return { waiting: { reason: state.reason, ...(state.message ? { message: state.message } : {}) } };
-    case 'running': return { running: { startedAt: iso(state.startedAt) } };
-    case 'terminated': return {
-      terminated: {
-        exitCode: state.exitCode, reason: state.reason, startedAt: iso(state.startedAt), finishedAt: iso(state.finishedAt),
-        ...(state.signal !== undefined ? { signal: state.signal } : {}), ...(state.message ? { message: state.message } : {}),
-      },
-    };
+    case 'waiting':
+      return { waiting: { reason: state.reason, ...(state.message ? { message: state.message } : {}) } };
+    case 'running':
+      return { running: { startedAt: iso(state.startedAt) } };
+    case 'terminated':
+      return {
+        terminated: {
+          exitCode: state.exitCode,
+          reason: state.reason,
+          startedAt: iso(state.startedAt),
+          finishedAt: iso(state.finishedAt),
+          ...(state.signal !== undefined ? { signal: state.signal } : {}),
+          ...(state.message ? { message: state.message } : {}),
+        },
+      };
   }
 }
 

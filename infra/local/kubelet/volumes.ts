@@ -7,10 +7,16 @@ import type { V1Container, V1Pod, V1Volume } from '@kubernetes/client-node';
 import { isNotFound, type KubeClients } from './kube.ts';
 import type { PathMapping } from './path-map.ts';
 
-export type VolumesResult = { ok: true; hostDirs: Map<string, string> } | { ok: false; reason: string; message: string };
+export type VolumesResult =
+  { ok: true; hostDirs: Map<string, string> } | { ok: false; reason: string; message: string };
 
 /** Makes every volume of the pod exist on the host; refreshes configMap and secret files; `known` claims are not looked up again. */
-export async function prepareVolumes(clients: KubeClients, pod: V1Pod, podDir: string, known?: ReadonlyMap<string, string>): Promise<VolumesResult> {
+export async function prepareVolumes(
+  clients: KubeClients,
+  pod: V1Pod,
+  podDir: string,
+  known?: ReadonlyMap<string, string>,
+): Promise<VolumesResult> {
   const namespace = pod.metadata?.namespace ?? 'default';
   const hostDirs = new Map<string, string>();
   for (const volume of pod.spec?.volumes ?? []) {
@@ -20,15 +26,27 @@ export async function prepareVolumes(clients: KubeClients, pod: V1Pod, podDir: s
     } else if (volume.configMap || volume.secret || volume.projected || volume.downwardAPI) {
       const files = await projectedFiles(clients, pod, volume, dir);
       if (typeof files === 'string') {
-        return { ok: false, reason: 'ContainerCreating', message: `MountVolume.SetUp failed for volume "${volume.name}": ${files} not found` };
+        return {
+          ok: false,
+          reason: 'ContainerCreating',
+          message: `MountVolume.SetUp failed for volume "${volume.name}": ${files} not found`,
+        };
       }
-      await writeFiles(dir, files, volume.configMap?.defaultMode ?? volume.secret?.defaultMode ?? volume.projected?.defaultMode ?? 0o644);
+      await writeFiles(
+        dir,
+        files,
+        volume.configMap?.defaultMode ?? volume.secret?.defaultMode ?? volume.projected?.defaultMode ?? 0o644,
+      );
     } else if (volume.persistentVolumeClaim) {
       // A bound claim keeps its volume: look it up once.
       const resolved = known?.get(volume.name);
-      if (resolved) { hostDirs.set(volume.name, resolved); continue; }
+      if (resolved) {
+        hostDirs.set(volume.name, resolved);
+        continue;
+      }
       const found = await claimDir(clients, namespace, volume.persistentVolumeClaim.claimName);
-      if (typeof found !== 'string') return { ok: false, reason: 'ContainerCreating', message: `volume "${volume.name}": ${found.message}` };
+      if (typeof found !== 'string')
+        return { ok: false, reason: 'ContainerCreating', message: `volume "${volume.name}": ${found.message}` };
       await mkdir(found, { recursive: true });
       hostDirs.set(volume.name, found);
       continue;
@@ -36,7 +54,11 @@ export async function prepareVolumes(clients: KubeClients, pod: V1Pod, podDir: s
       hostDirs.set(volume.name, volume.hostPath.path);
       continue;
     } else {
-      return { ok: false, reason: 'CreateContainerConfigError', message: `volume "${volume.name}": only configMap, secret, projected, downwardAPI, emptyDir, persistentVolumeClaim and hostPath volumes are supported locally` };
+      return {
+        ok: false,
+        reason: 'CreateContainerConfigError',
+        message: `volume "${volume.name}": only configMap, secret, projected, downwardAPI, emptyDir, persistentVolumeClaim and hostPath volumes are supported locally`,
+      };
     }
     hostDirs.set(volume.name, dir);
   }
@@ -48,7 +70,9 @@ export function mountMappings(container: V1Container, hostDirs: ReadonlyMap<stri
   return (container.volumeMounts ?? []).flatMap((m) => {
     const dir = hostDirs.get(m.name);
     if (dir === undefined) return [];
-    return [{ mountPath: m.mountPath, hostPath: m.subPath ? join(dir, normalize(m.subPath).replace(/^(\.\.\/)+/, '')) : dir }];
+    return [
+      { mountPath: m.mountPath, hostPath: m.subPath ? join(dir, normalize(m.subPath).replace(/^(\.\.\/)+/, '')) : dir },
+    ];
   });
 }
 
@@ -61,47 +85,77 @@ type Files = Map<string, { content: Buffer; mode?: number }>;
 type Items = { key: string; path: string; mode?: number }[] | undefined;
 
 /** Files of a configMap, secret, downwardAPI or projected volume; a string names what is missing. */
-async function projectedFiles(clients: KubeClients, pod: V1Pod, volume: V1Volume, dir: string): Promise<Files | string> {
+async function projectedFiles(
+  clients: KubeClients,
+  pod: V1Pod,
+  volume: V1Volume,
+  dir: string,
+): Promise<Files | string> {
   const namespace = pod.metadata?.namespace ?? 'default';
   const files: Files = new Map();
-  const sources = volume.projected?.sources ?? [{
-    ...(volume.configMap ? { configMap: volume.configMap } : {}),
-    ...(volume.secret ? { secret: { ...volume.secret, name: volume.secret.secretName } } : {}),
-    ...(volume.downwardAPI ? { downwardAPI: volume.downwardAPI } : {}),
-  }];
+  const sources = volume.projected?.sources ?? [
+    {
+      ...(volume.configMap ? { configMap: volume.configMap } : {}),
+      ...(volume.secret ? { secret: { ...volume.secret, name: volume.secret.secretName } } : {}),
+      ...(volume.downwardAPI ? { downwardAPI: volume.downwardAPI } : {}),
+    },
+  ];
   for (const source of sources) {
     if (source.configMap || source.secret) {
       const isSecret = source.secret !== undefined;
       const ref = (source.configMap ?? source.secret)!;
       const data = await objectData(clients, namespace, ref.name ?? '', isSecret);
       const missing = `${isSecret ? 'secret' : 'configmap'} "${ref.name}"`;
-      if (data === undefined) { if (ref.optional) continue; return missing; }
+      if (data === undefined) {
+        if (ref.optional) continue;
+        return missing;
+      }
       const selected = selectItems(data, ref.items);
-      if (selected === undefined) { if (ref.optional) continue; return `a key of ${missing}`; }
+      if (selected === undefined) {
+        if (ref.optional) continue;
+        return `a key of ${missing}`;
+      }
       for (const [path, file] of selected) files.set(path, file);
     }
     for (const item of source.downwardAPI?.items ?? []) {
       const field = item.fieldRef?.fieldPath ?? '';
-      const value = field === 'metadata.labels' ? pairs(pod.metadata?.labels) : field === 'metadata.annotations' ? pairs(pod.metadata?.annotations)
-        : field === 'metadata.name' ? pod.metadata?.name : field === 'metadata.namespace' ? namespace : field === 'metadata.uid' ? pod.metadata?.uid : '';
+      const value =
+        field === 'metadata.labels'
+          ? pairs(pod.metadata?.labels)
+          : field === 'metadata.annotations'
+            ? pairs(pod.metadata?.annotations)
+            : field === 'metadata.name'
+              ? pod.metadata?.name
+              : field === 'metadata.namespace'
+                ? namespace
+                : field === 'metadata.uid'
+                  ? pod.metadata?.uid
+                  : '';
       files.set(item.path, { content: Buffer.from(value ?? '', 'utf8') });
     }
     if (source.serviceAccountToken) {
       // A token for the pod's service account, requested once (not rotated locally).
       const path = source.serviceAccountToken.path;
       const existing = await readFile(join(dir, path)).catch(() => undefined);
-      const token = existing ?? await requestToken(clients, pod, source.serviceAccountToken.expirationSeconds);
+      const token = existing ?? (await requestToken(clients, pod, source.serviceAccountToken.expirationSeconds));
       files.set(path, { content: token, mode: 0o600 });
     }
   }
   return files;
 }
 
-async function objectData(clients: KubeClients, namespace: string, name: string, isSecret: boolean): Promise<Record<string, Buffer> | undefined> {
+async function objectData(
+  clients: KubeClients,
+  namespace: string,
+  name: string,
+  isSecret: boolean,
+): Promise<Record<string, Buffer> | undefined> {
   try {
     if (isSecret) {
       const secret = await clients.core.readNamespacedSecret({ name, namespace });
-      return Object.fromEntries(Object.entries(secret.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64')] as const));
+      return Object.fromEntries(
+        Object.entries(secret.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64')] as const),
+      );
     }
     const cm = await clients.core.readNamespacedConfigMap({ name, namespace });
     return Object.fromEntries([
@@ -130,14 +184,23 @@ function selectItems(data: Record<string, Buffer>, items: Items): Files | undefi
 }
 
 function pairs(map: Record<string, string> | undefined): string {
-  return Object.entries(map ?? {}).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join('\n');
+  return Object.entries(map ?? {})
+    .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+    .join('\n');
 }
 
 async function requestToken(clients: KubeClients, pod: V1Pod, expirationSeconds?: number): Promise<Buffer> {
   try {
     const review = await clients.core.createNamespacedServiceAccountToken({
-      name: pod.spec?.serviceAccountName ?? 'default', namespace: pod.metadata?.namespace ?? 'default',
-      body: { spec: { audiences: [], expirationSeconds: expirationSeconds ?? 3600, boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: pod.metadata?.name, uid: pod.metadata?.uid } } },
+      name: pod.spec?.serviceAccountName ?? 'default',
+      namespace: pod.metadata?.namespace ?? 'default',
+      body: {
+        spec: {
+          audiences: [],
+          expirationSeconds: expirationSeconds ?? 3600,
+          boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: pod.metadata?.name, uid: pod.metadata?.uid },
+        },
+      },
     });
     return Buffer.from(review.status?.token ?? '', 'utf8');
   } catch {
@@ -160,7 +223,11 @@ async function writeFiles(dir: string, files: Files, defaultMode: number): Promi
 }
 
 /** The host directory of a bound claim, or why the pod has to wait. */
-async function claimDir(clients: KubeClients, namespace: string, claimName: string): Promise<string | { message: string }> {
+async function claimDir(
+  clients: KubeClients,
+  namespace: string,
+  claimName: string,
+): Promise<string | { message: string }> {
   let claim;
   try {
     claim = await clients.core.readNamespacedPersistentVolumeClaim({ name: claimName, namespace });
@@ -169,7 +236,8 @@ async function claimDir(clients: KubeClients, namespace: string, claimName: stri
     throw err;
   }
   const pvName = claim.spec?.volumeName;
-  if (!pvName || claim.status?.phase !== 'Bound') return { message: `persistentvolumeclaim "${claimName}" is not bound yet` };
+  if (!pvName || claim.status?.phase !== 'Bound')
+    return { message: `persistentvolumeclaim "${claimName}" is not bound yet` };
   const pv = await clients.core.readPersistentVolume({ name: pvName });
   const path = pv.spec?.hostPath?.path ?? pv.spec?.local?.path;
   if (!path) return { message: `persistentvolume "${pvName}" has no hostPath or local path` };

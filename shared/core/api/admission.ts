@@ -23,7 +23,7 @@ function asBeta(obj: unknown, version: string): RedisCluster {
 }
 
 function replicasOf(scale: unknown, which: string): number {
-  const replicas = isJsonObject(scale) && isJsonObject(scale.spec) ? scale.spec.replicas ?? 0 : undefined;
+  const replicas = isJsonObject(scale) && isJsonObject(scale.spec) ? (scale.spec.replicas ?? 0) : undefined;
   if (typeof replicas !== 'number') throw new MalformedReviewError(`${which}.spec.replicas must be a number`);
   return replicas;
 }
@@ -44,14 +44,22 @@ export function scaleTarget(request: unknown): { namespace: string; name: string
 function scaleAsEdit(request: JsonObject, version: string, current: JsonObject): JsonObject {
   const old = convertObject(current, `${GROUP}/${version}`);
   const field = version === V1ALPHA1 ? 'replicas' : 'masters';
-  const object = { ...old, spec: { ...(isJsonObject(old.spec) ? old.spec : {}), [field]: replicasOf(request.object, 'object') } };
+  const object = {
+    ...old,
+    spec: { ...(isJsonObject(old.spec) ? old.spec : {}), [field]: replicasOf(request.object, 'object') },
+  };
   return { ...request, subResource: undefined, object, oldObject: old };
 }
 
 function checkScaleCounts(request: JsonObject, version: string): Verdict {
   const v = emptyVerdict();
   const field = version === V1ALPHA1 ? 'spec.replicas' : 'spec.masters';
-  const message = scaleInMessage(field, replicasOf(request.oldObject, 'oldObject'), replicasOf(request.object, 'object'), version === V1ALPHA1 ? 'Redis nodes' : 'masters');
+  const message = scaleInMessage(
+    field,
+    replicasOf(request.oldObject, 'oldObject'),
+    replicasOf(request.object, 'object'),
+    version === V1ALPHA1 ? 'Redis nodes' : 'masters',
+  );
   if (message) v.denials.push(message);
   return v;
 }
@@ -60,22 +68,32 @@ function checkScaleCounts(request: JsonObject, version: string): Verdict {
 function alphaScaleInMessage(fromMasters: number, toMasters: number, perShard: number): string | undefined {
   const removable = maxMastersRemovedPerStep(fromMasters);
   if (toMasters >= fromMasters || fromMasters - toMasters <= removable) return undefined;
-  return `spec.replicas: scaling in from ${fromMasters * perShard} to ${toMasters * perShard} Redis nodes removes ${fromMasters - toMasters} of ${fromMasters} masters at once, `
-    + `but at most ${removable} (half) can go in one step because their slots move to the masters that stay: `
-    + `scale to ${(fromMasters - removable) * perShard} first, then to ${toMasters * perShard}`;
+  return (
+    `spec.replicas: scaling in from ${fromMasters * perShard} to ${toMasters * perShard} Redis nodes removes ${fromMasters - toMasters} of ${fromMasters} masters at once, ` +
+    `but at most ${removable} (half) can go in one step because their slots move to the masters that stay: ` +
+    `scale to ${(fromMasters - removable) * perShard} first, then to ${toMasters * perShard}`
+  );
 }
 
 function check(request: JsonObject, current: JsonObject | undefined): Verdict {
   const resource = isJsonObject(request.resource) ? request.resource : {};
   const version = String(resource.version ?? '');
-  if (resource.group !== GROUP || resource.resource !== 'redisclusters' || (version !== V1ALPHA1 && version !== V1BETA1)) {
-    throw new MalformedReviewError(`this webhook validates ${GROUP} redisclusters (v1alpha1, v1beta1), not ${JSON.stringify(resource)}`);
+  if (
+    resource.group !== GROUP ||
+    resource.resource !== 'redisclusters' ||
+    (version !== V1ALPHA1 && version !== V1BETA1)
+  ) {
+    throw new MalformedReviewError(
+      `this webhook validates ${GROUP} redisclusters (v1alpha1, v1beta1), not ${JSON.stringify(resource)}`,
+    );
   }
   if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return emptyVerdict();
   if (request.subResource === 'scale') {
     if (request.operation !== 'UPDATE') return emptyVerdict();
     // Not found (deleted meanwhile; the API server answers that itself): the Scale's own counts at least.
-    return current === undefined ? checkScaleCounts(request, version) : check(scaleAsEdit(request, version, current), undefined);
+    return current === undefined
+      ? checkScaleCounts(request, version)
+      : check(scaleAsEdit(request, version, current), undefined);
   }
   if (request.subResource !== undefined && request.subResource !== '') return emptyVerdict();
   const obj = asBeta(request.object, version);
@@ -91,17 +109,25 @@ function check(request: JsonObject, current: JsonObject | undefined): Verdict {
  */
 export function admit(request: unknown, current?: JsonObject): AdmissionResponse {
   if (!isJsonObject(request)) throw new MalformedReviewError('request must be an object');
-  if (typeof request.uid !== 'string' || request.uid === '') throw new MalformedReviewError('request.uid must be a non-empty string');
+  if (typeof request.uid !== 'string' || request.uid === '')
+    throw new MalformedReviewError('request.uid must be a non-empty string');
   const uid = request.uid;
   let verdict: Verdict;
   try {
     verdict = check(request, current);
   } catch (error) {
-    if (error instanceof ConversionError) return { uid, allowed: false, status: { code: 422, reason: 'Invalid', message: error.message } };
-    if (error instanceof MalformedReviewError) return { uid, allowed: false, status: { code: 400, reason: 'BadRequest', message: error.message } };
+    if (error instanceof ConversionError)
+      return { uid, allowed: false, status: { code: 422, reason: 'Invalid', message: error.message } };
+    if (error instanceof MalformedReviewError)
+      return { uid, allowed: false, status: { code: 400, reason: 'BadRequest', message: error.message } };
     throw error;
   }
   const warnings = verdict.warnings.length > 0 ? { warnings: verdict.warnings } : {};
   if (verdict.denials.length === 0) return { uid, allowed: true, ...warnings };
-  return { uid, allowed: false, status: { code: 422, reason: 'Invalid', message: verdict.denials.join('; ') }, ...warnings };
+  return {
+    uid,
+    allowed: false,
+    status: { code: 422, reason: 'Invalid', message: verdict.denials.join('; ') },
+    ...warnings,
+  };
 }

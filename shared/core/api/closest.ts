@@ -5,7 +5,8 @@ export function editDistance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const row = [i];
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
     prev = row;
   }
   return prev[b.length]!;
@@ -17,7 +18,10 @@ export function closest(word: string, candidates: Iterable<string>): string | un
   let bestDistance = Math.max(1, Math.floor(word.length / 3)) + 1;
   for (const c of candidates) {
     const d = editDistance(word, c);
-    if (d < bestDistance) { best = c; bestDistance = d; }
+    if (d < bestDistance) {
+      best = c;
+      bestDistance = d;
+    }
   }
   return best;
 }

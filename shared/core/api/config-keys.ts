@@ -14,10 +14,23 @@ export const FORBIDDEN_CONFIG: readonly ForbiddenConfigGroup[] = [
   {
     keys: ['cluster-enabled', 'cluster-config-file', 'cluster-port'],
     prefixes: ['cluster-announce-'],
-    reason: 'the operator runs every node in cluster mode with its own nodes.conf and announces the pod\'s address',
+    reason: "the operator runs every node in cluster mode with its own nodes.conf and announces the pod's address",
   },
   {
-    keys: ['port', 'bind', 'bind-source-addr', 'tls-port', 'unixsocket', 'unixsocketperm', 'daemonize', 'supervised', 'pidfile', 'dir', 'include', 'logfile'],
+    keys: [
+      'port',
+      'bind',
+      'bind-source-addr',
+      'tls-port',
+      'unixsocket',
+      'unixsocketperm',
+      'daemonize',
+      'supervised',
+      'pidfile',
+      'dir',
+      'include',
+      'logfile',
+    ],
     prefixes: [],
     reason: 'the operator decides where each node listens and where it writes its files',
   },
@@ -46,7 +59,9 @@ export const FORBIDDEN_CONFIG: readonly ForbiddenConfigGroup[] = [
 /** The forbidden groups a key falls into (empty when the key is allowed). */
 export function forbiddenConfigReasons(key: string): string[] {
   const k = key.toLowerCase();
-  return FORBIDDEN_CONFIG.filter((g) => g.keys.includes(k) || g.prefixes.some((p) => k.startsWith(p))).map((g) => g.reason);
+  return FORBIDDEN_CONFIG.filter((g) => g.keys.includes(k) || g.prefixes.some((p) => k.startsWith(p))).map(
+    (g) => g.reason,
+  );
 }
 
 /** Settings the operator applies with CONFIG SET without a restart; others roll the pods. */

@@ -33,7 +33,8 @@ function fill(schema: JSONSchemaProps, value: Json): Json {
 }
 
 /** The v1beta1 spec as the API server serves it: masters 3, replicasPerMaster 1, version, storage. */
-export type DefaultedSpec = RedisClusterSpec & Required<Pick<RedisClusterSpec, 'masters' | 'replicasPerMaster' | 'version' | 'storage'>>;
+export type DefaultedSpec = RedisClusterSpec &
+  Required<Pick<RedisClusterSpec, 'masters' | 'replicasPerMaster' | 'version' | 'storage'>>;
 
 export function withDefaults(spec: RedisClusterSpec): DefaultedSpec {
   return applySchemaDefaults(specSchemaV1beta1, spec) as DefaultedSpec;

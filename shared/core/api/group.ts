@@ -46,12 +46,19 @@ export const MANAGED_BY_VALUE = 'knredis';
  * claims that selected by it alone would take in another workload's pods or delete its volumes.
  */
 export function ownedLabels(clusterName: string): Record<string, string> {
-  return { [LABEL_NAME]: NAME_VALUE, [LABEL_INSTANCE]: clusterName, [LABEL_MANAGED_BY]: MANAGED_BY_VALUE, [LABEL_CLUSTER]: clusterName };
+  return {
+    [LABEL_NAME]: NAME_VALUE,
+    [LABEL_INSTANCE]: clusterName,
+    [LABEL_MANAGED_BY]: MANAGED_BY_VALUE,
+    [LABEL_CLUSTER]: clusterName,
+  };
 }
 
 /** ownedLabels as a label selector: what lists of a cluster's pods and claims ask for. */
 export function ownedSelector(clusterName: string): string {
-  return Object.entries(ownedLabels(clusterName)).map(([k, v]) => `${k}=${v}`).join(',');
+  return Object.entries(ownedLabels(clusterName))
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
 }
 
 /** The StatefulSet's (immutable, wide) selector of a RedisCluster's pods, as `status.selector` reports it. */

@@ -20,7 +20,14 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
 
 export function sortedJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
-    isJsonObject(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]])) : v);
+    isJsonObject(v)
+      ? Object.fromEntries(
+          Object.keys(v)
+            .sort()
+            .map((k) => [k, v[k]]),
+        )
+      : v,
+  );
 }
 
 /** A shallow copy without the undefined fields. */

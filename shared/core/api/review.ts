@@ -17,7 +17,9 @@ const badRequest = (message: string): HttpReply => ({ status: 400, body: { error
 function expectReview(body: unknown, apiVersion: string, kind: string): Record<string, unknown> {
   if (!isJsonObject(body)) throw new MalformedReviewError(`the body must be a JSON ${kind} object`);
   if (body.apiVersion !== apiVersion || body.kind !== kind) {
-    throw new MalformedReviewError(`expected apiVersion ${apiVersion} and kind ${kind}, got ${JSON.stringify(body.apiVersion)} ${JSON.stringify(body.kind)}`);
+    throw new MalformedReviewError(
+      `expected apiVersion ${apiVersion} and kind ${kind}, got ${JSON.stringify(body.apiVersion)} ${JSON.stringify(body.kind)}`,
+    );
   }
   if (!isJsonObject(body.request)) throw new MalformedReviewError(`${kind}.request must be an object`);
   return body.request;
@@ -25,7 +27,9 @@ function expectReview(body: unknown, apiVersion: string, kind: string): Record<s
 
 function describe(obj: unknown, i: number): string {
   const meta = isJsonObject(obj) && isJsonObject(obj.metadata) ? obj.metadata : {};
-  return typeof meta.name === 'string' ? `${typeof meta.namespace === 'string' ? `${meta.namespace}/` : ''}${meta.name}` : `objects[${i}]`;
+  return typeof meta.name === 'string'
+    ? `${typeof meta.namespace === 'string' ? `${meta.namespace}/` : ''}${meta.name}`
+    : `objects[${i}]`;
 }
 
 export function reviewConversion(body: unknown): HttpReply {
@@ -33,22 +37,30 @@ export function reviewConversion(body: unknown): HttpReply {
   let request: Record<string, unknown>;
   try {
     request = expectReview(body, apiVersion, 'ConversionReview');
-    if (typeof request.uid !== 'string' || request.uid === '') throw new MalformedReviewError('request.uid must be a non-empty string');
-    if (typeof request.desiredAPIVersion !== 'string') throw new MalformedReviewError('request.desiredAPIVersion must be a string');
+    if (typeof request.uid !== 'string' || request.uid === '')
+      throw new MalformedReviewError('request.uid must be a non-empty string');
+    if (typeof request.desiredAPIVersion !== 'string')
+      throw new MalformedReviewError('request.desiredAPIVersion must be a string');
     if (!Array.isArray(request.objects)) throw new MalformedReviewError('request.objects must be an array');
   } catch (error) {
     if (error instanceof MalformedReviewError) return badRequest(error.message);
     throw error;
   }
   const { uid, desiredAPIVersion, objects } = request as { uid: string; desiredAPIVersion: string; objects: unknown[] };
-  const reply = (response: object): HttpReply => ({ status: 200, body: { apiVersion, kind: 'ConversionReview', response: { uid, ...response } } });
+  const reply = (response: object): HttpReply => ({
+    status: 200,
+    body: { apiVersion, kind: 'ConversionReview', response: { uid, ...response } },
+  });
   const converted: unknown[] = [];
   for (const [i, obj] of objects.entries()) {
     try {
       converted.push(convertObject(obj, desiredAPIVersion));
     } catch (error) {
       if (!(error instanceof ConversionError)) throw error;
-      return reply({ convertedObjects: [], result: { status: 'Failure', message: `RedisCluster ${describe(obj, i)}: ${error.message}` } });
+      return reply({
+        convertedObjects: [],
+        result: { status: 'Failure', message: `RedisCluster ${describe(obj, i)}: ${error.message}` },
+      });
     }
   }
   return reply({ convertedObjects: converted, result: { status: 'Success' } });

@@ -10,22 +10,29 @@ const cel = (s: string) => JSON.stringify(s); // a CEL double-quoted string lite
 // Keys must be lower case (first rule), so exact names suffice.
 function forbiddenRules(group: ForbiddenConfigGroup): ValidationRule[] {
   return [
-    ...group.keys.map((key) => ({ rule: `!(${cel(key)} in self)`, message: `${key} cannot be set: ${group.reason}`, reason: 'FieldValueForbidden' as const })),
+    ...group.keys.map((key) => ({
+      rule: `!(${cel(key)} in self)`,
+      message: `${key} cannot be set: ${group.reason}`,
+      reason: 'FieldValueForbidden' as const,
+    })),
     ...group.prefixes.map((prefix) => ({
-      rule: `!self.exists(k, k.startsWith(${cel(prefix)}))`, message: `${prefix}* cannot be set: ${group.reason}`, reason: 'FieldValueForbidden' as const,
+      rule: `!self.exists(k, k.startsWith(${cel(prefix)}))`,
+      message: `${prefix}* cannot be set: ${group.reason}`,
+      reason: 'FieldValueForbidden' as const,
     })),
   ];
 }
 
 export const configSchema: SchemaFor<Record<string, string>> = {
   type: 'object',
-  description: 'redis.conf settings, directive name to value (e.g. maxmemory-policy: allkeys-lru), applied to every node. '
-    + 'Directives the operator owns (cluster-*, port, bind, dir, requirepass, masterauth, rename-command, replicaof, ...) are refused.',
+  description:
+    'redis.conf settings, directive name to value (e.g. maxmemory-policy: allkeys-lru), applied to every node. ' +
+    'Directives the operator owns (cluster-*, port, bind, dir, requirepass, masterauth, rename-command, replicaof, ...) are refused.',
   maxProperties: 200,
   additionalProperties: { type: 'string', maxLength: 1024 },
   'x-kubernetes-validations': [
     {
-      rule: 'self.all(k, k.matches(\'^[a-z0-9][a-z0-9-]*$\'))',
+      rule: "self.all(k, k.matches('^[a-z0-9][a-z0-9-]*$'))",
       message: 'keys must be redis.conf directives in lower case, such as maxmemory-policy',
     },
     {

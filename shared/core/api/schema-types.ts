@@ -51,11 +51,18 @@ export type RequiredKeys<T> = { [K in keyof T]-?: {} extends Pick<T, K> ? never 
 
 export type PropertiesFor<T> = { [K in keyof T]-?: SchemaFor<NonNullable<T[K]>> };
 
-export type SchemaFor<T> =
-  [T] extends [boolean] ? Base & { type: 'boolean' }
-  : [T] extends [string] ? (string extends T ? Base & { type: 'string'; enum?: readonly string[] } : Base & { type: 'string'; enum: readonly T[] })
-  : [T] extends [number] ? Base & { type: 'integer' | 'number' }
-  : [T] extends [string | number] ? Base & { 'x-kubernetes-int-or-string': true }
-  : [T] extends [readonly (infer E)[]] ? Base & { type: 'array'; items: SchemaFor<E> }
-  : string extends keyof T ? Base & { type: 'object'; additionalProperties: SchemaFor<NonNullable<T[string]>> }
-  : Base & { type: 'object'; properties: PropertiesFor<T>; required?: readonly RequiredKeys<T>[] };
+export type SchemaFor<T> = [T] extends [boolean]
+  ? Base & { type: 'boolean' }
+  : [T] extends [string]
+    ? string extends T
+      ? Base & { type: 'string'; enum?: readonly string[] }
+      : Base & { type: 'string'; enum: readonly T[] }
+    : [T] extends [number]
+      ? Base & { type: 'integer' | 'number' }
+      : [T] extends [string | number]
+        ? Base & { 'x-kubernetes-int-or-string': true }
+        : [T] extends [readonly (infer E)[]]
+          ? Base & { type: 'array'; items: SchemaFor<E> }
+          : string extends keyof T
+            ? Base & { type: 'object'; additionalProperties: SchemaFor<NonNullable<T[string]>> }
+            : Base & { type: 'object'; properties: PropertiesFor<T>; required?: readonly RequiredKeys<T>[] };

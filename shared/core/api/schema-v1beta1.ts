@@ -5,7 +5,14 @@ import { DEFAULT_VERSION, SUPPORTED_VERSIONS, UNSUPPORTED_VERSION_MESSAGE } from
 import type { RedisClusterSpec, RedisClusterStatus } from './v1beta1.ts';
 import type { JSONSchemaProps, SchemaFor } from './schema-types.ts';
 import { configSchema } from './schema-config.ts';
-import { affinitySchema, conditionsSchema, resourcesSchema, stringMap, tolerationsSchema, topologySpreadConstraintsSchema } from './schema-k8s.ts';
+import {
+  affinitySchema,
+  conditionsSchema,
+  resourcesSchema,
+  stringMap,
+  tolerationsSchema,
+  topologySpreadConstraintsSchema,
+} from './schema-k8s.ts';
 
 export const MIN_MASTERS = 3;
 export const MAX_MASTERS = 500;
@@ -18,45 +25,99 @@ export const specSchemaV1beta1: SchemaFor<RedisClusterSpec> = {
   description: 'The Redis Cluster the user wants: its shape, version, resources and placement.',
   properties: {
     masters: {
-      type: 'integer', format: 'int32', default: 3, maximum: MAX_MASTERS,
-      description: `Number of masters (shards); the hash slots are spread evenly over them. At least ${MIN_MASTERS}. `
-        + '`kubectl scale` changes it; a scale-in moves the slots of the removed masters to the others first, at most half of the masters per step.',
-      'x-kubernetes-validations': [{ rule: `self >= ${MIN_MASTERS}`, message: `a Redis Cluster needs at least ${MIN_MASTERS} masters, so that the others can elect a new master after a failure` }],
+      type: 'integer',
+      format: 'int32',
+      default: 3,
+      maximum: MAX_MASTERS,
+      description:
+        `Number of masters (shards); the hash slots are spread evenly over them. At least ${MIN_MASTERS}. ` +
+        '`kubectl scale` changes it; a scale-in moves the slots of the removed masters to the others first, at most half of the masters per step.',
+      'x-kubernetes-validations': [
+        {
+          rule: `self >= ${MIN_MASTERS}`,
+          message: `a Redis Cluster needs at least ${MIN_MASTERS} masters, so that the others can elect a new master after a failure`,
+        },
+      ],
     },
     replicasPerMaster: {
-      type: 'integer', format: 'int32', default: 1, minimum: 0, maximum: MAX_REPLICAS_PER_MASTER,
+      type: 'integer',
+      format: 'int32',
+      default: 1,
+      minimum: 0,
+      maximum: MAX_REPLICAS_PER_MASTER,
       description: `Replicas of each master, 0-${MAX_REPLICAS_PER_MASTER}. 0 means no failover: losing a master loses its slots until it comes back.`,
     },
     version: {
       // A rule rather than an enum: an enum's refusal lists the values but cannot say why 6.2 is not one of them.
-      type: 'string', default: DEFAULT_VERSION, maxLength: 16,
+      type: 'string',
+      default: DEFAULT_VERSION,
+      maxLength: 16,
       description: `Redis version (${SUPPORTED_VERSIONS.join(', ')}; ${SUPPORTED_VERSIONS[0]} is the oldest supported). Upgrades roll one node at a time; downgrades are refused.`,
-      'x-kubernetes-validations': [{ rule: `self in [${SUPPORTED_VERSIONS.map((v) => `'${v}'`).join(', ')}]`, message: UNSUPPORTED_VERSION_MESSAGE }],
+      'x-kubernetes-validations': [
+        {
+          rule: `self in [${SUPPORTED_VERSIONS.map((v) => `'${v}'`).join(', ')}]`,
+          message: UNSUPPORTED_VERSION_MESSAGE,
+        },
+      ],
     },
     image: {
-      type: 'string', maxLength: 512,
-      description: 'Redis container image; `redis:<version>` when absent. It must run the Redis version in spec.version.',
-      'x-kubernetes-validations': [{ rule: 'self.matches(\'^[^\\\\s]+$\')', message: 'must be an image reference such as redis:7.2 or registry.example.com/redis@sha256:..., without spaces' }],
+      type: 'string',
+      maxLength: 512,
+      description:
+        'Redis container image; `redis:<version>` when absent. It must run the Redis version in spec.version.',
+      'x-kubernetes-validations': [
+        {
+          rule: "self.matches('^[^\\\\s]+$')",
+          message:
+            'must be an image reference such as redis:7.2 or registry.example.com/redis@sha256:..., without spaces',
+        },
+      ],
     },
-    imagePullPolicy: { type: 'string', enum: ['Always', 'IfNotPresent', 'Never'], description: 'Pull policy of the Redis image: Always, IfNotPresent (default) or Never.' },
+    imagePullPolicy: {
+      type: 'string',
+      enum: ['Always', 'IfNotPresent', 'Never'],
+      description: 'Pull policy of the Redis image: Always, IfNotPresent (default) or Never.',
+    },
     resources: resourcesSchema('each Redis container'),
     storage: {
       type: 'object',
       default: {},
       description: 'Persistent storage of each Redis node: one PersistentVolumeClaim per node.',
       properties: {
-        className: { type: 'string', maxLength: 253, description: 'StorageClass of the PVCs; the cluster\'s default class when absent. Cannot change after creation.' },
+        className: {
+          type: 'string',
+          maxLength: 253,
+          description:
+            "StorageClass of the PVCs; the cluster's default class when absent. Cannot change after creation.",
+        },
         size: {
-          type: 'string', default: '1Gi', maxLength: 64,
-          description: 'Size of each PVC, e.g. 10Gi. It may grow (when the StorageClass allows volume expansion), never shrink.',
+          type: 'string',
+          default: '1Gi',
+          maxLength: 64,
+          description:
+            'Size of each PVC, e.g. 10Gi. It may grow (when the StorageClass allows volume expansion), never shrink.',
           'x-kubernetes-validations': [
-            { rule: 'isQuantity(self) && quantity(self).isGreaterThan(quantity(\'0\'))', message: 'must be a positive quantity such as 10Gi' },
+            {
+              rule: "isQuantity(self) && quantity(self).isGreaterThan(quantity('0'))",
+              message: 'must be a positive quantity such as 10Gi',
+            },
           ],
         },
-        reclaim: { type: 'string', default: 'Retain', enum: ['Retain', 'Delete'], description: 'What happens to the PVCs when the RedisCluster is deleted: Retain (default) keeps them and their data, Delete removes them.' },
+        reclaim: {
+          type: 'string',
+          default: 'Retain',
+          enum: ['Retain', 'Delete'],
+          description:
+            'What happens to the PVCs when the RedisCluster is deleted: Retain (default) keeps them and their data, Delete removes them.',
+        },
       },
       'x-kubernetes-validations': [
-        { rule: 'has(self.className) == has(oldSelf.className) && (!has(self.className) || self.className == oldSelf.className)', message: 'storage.className cannot change: existing PersistentVolumeClaims keep the class they were created with', reason: 'FieldValueForbidden' },
+        {
+          rule: 'has(self.className) == has(oldSelf.className) && (!has(self.className) || self.className == oldSelf.className)',
+          message:
+            'storage.className cannot change: existing PersistentVolumeClaims keep the class they were created with',
+          reason: 'FieldValueForbidden',
+        },
         {
           rule: '!has(self.size) || !has(oldSelf.size) || !isQuantity(self.size) || !isQuantity(oldSelf.size) || quantity(self.size).compareTo(quantity(oldSelf.size)) >= 0',
           message: 'storage.size cannot shrink: a PersistentVolumeClaim can only grow',
@@ -71,11 +132,22 @@ export const specSchemaV1beta1: SchemaFor<RedisClusterSpec> = {
       properties: {
         secretRef: {
           type: 'object',
-          description: 'Secret in the same namespace holding the password. When absent the operator generates `<name>-auth` with key `password`.',
+          description:
+            'Secret in the same namespace holding the password. When absent the operator generates `<name>-auth` with key `password`.',
           required: ['name'],
           properties: {
-            name: { type: 'string', maxLength: 253, pattern: '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$', description: 'Name of the Secret.' },
-            key: { type: 'string', default: 'password', maxLength: 253, description: 'Key of the password in the Secret; `password` by default.' },
+            name: {
+              type: 'string',
+              maxLength: 253,
+              pattern: '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$',
+              description: 'Name of the Secret.',
+            },
+            key: {
+              type: 'string',
+              default: 'password',
+              maxLength: 253,
+              description: 'Key of the password in the Secret; `password` by default.',
+            },
           },
         },
       },
@@ -85,23 +157,36 @@ export const specSchemaV1beta1: SchemaFor<RedisClusterSpec> = {
       description: 'The Prometheus exporter sidecar (redis_exporter) in each Redis pod.',
       properties: {
         enabled: { type: 'boolean', default: false, description: 'Run the exporter sidecar; false by default.' },
-        image: { type: 'string', maxLength: 512, description: 'Exporter image; the operator\'s pinned redis_exporter when absent.' },
+        image: {
+          type: 'string',
+          maxLength: 512,
+          description: "Exporter image; the operator's pinned redis_exporter when absent.",
+        },
         resources: resourcesSchema('the exporter container'),
       },
     },
     affinity: affinitySchema,
     tolerations: tolerationsSchema,
-    nodeSelector: stringMap('Node labels the Redis pods must run on, as in a Pod\'s spec.nodeSelector.'),
+    nodeSelector: stringMap("Node labels the Redis pods must run on, as in a Pod's spec.nodeSelector."),
     topologySpreadConstraints: topologySpreadConstraintsSchema,
     podDisruptionBudget: {
       type: 'object',
-      description: 'The PodDisruptionBudget the operator keeps for the Redis pods, so that a node drain does not take a shard down.',
+      description:
+        'The PodDisruptionBudget the operator keeps for the Redis pods, so that a node drain does not take a shard down.',
       properties: {
         enabled: { type: 'boolean', default: true, description: 'Keep a PodDisruptionBudget; true by default.' },
-        maxUnavailable: { type: 'integer', format: 'int32', minimum: 0, description: 'Pods that may be evicted at once; 1 when absent.' },
+        maxUnavailable: {
+          type: 'integer',
+          format: 'int32',
+          minimum: 0,
+          description: 'Pods that may be evicted at once; 1 when absent.',
+        },
       },
     },
-    paused: { type: 'boolean', description: 'When true the operator observes and reports status but changes nothing; for maintenance by hand.' },
+    paused: {
+      type: 'boolean',
+      description: 'When true the operator observes and reports status but changes nothing; for maintenance by hand.',
+    },
   },
   'x-kubernetes-validations': [
     {
@@ -129,8 +214,17 @@ export const statusSchemaV1beta1: SchemaFor<RedisClusterStatus> = {
   description: 'What the operator last observed. Written by the operator only.',
   properties: {
     conditions: conditionsSchema,
-    observedGeneration: { type: 'integer', format: 'int64', description: 'The .metadata.generation this status describes.' },
-    phase: { type: 'string', enum: ['Pending', 'Creating', 'Running', 'Scaling', 'Updating', 'Degraded', 'Failed', 'Paused', 'Deleting'], description: 'One-word summary: Pending, Creating, Running, Scaling, Updating, Degraded, Failed, Paused or Deleting.' },
+    observedGeneration: {
+      type: 'integer',
+      format: 'int64',
+      description: 'The .metadata.generation this status describes.',
+    },
+    phase: {
+      type: 'string',
+      enum: ['Pending', 'Creating', 'Running', 'Scaling', 'Updating', 'Degraded', 'Failed', 'Paused', 'Deleting'],
+      description:
+        'One-word summary: Pending, Creating, Running, Scaling, Updating, Degraded, Failed, Paused or Deleting.',
+    },
     shards: {
       type: 'array',
       description: 'Each shard: its master, its replicas and the hash slots it serves.',
@@ -142,52 +236,108 @@ export const statusSchemaV1beta1: SchemaFor<RedisClusterStatus> = {
           index: { type: 'integer', format: 'int32', description: 'Index of the shard, from 0.' },
           name: { type: 'string', description: 'Name of the shard, `<cluster>-<index>`.' },
           master: nodeStatus,
-          replicas: { type: 'array', description: 'Replicas of the master.', 'x-kubernetes-list-type': 'atomic', items: nodeStatus },
+          replicas: {
+            type: 'array',
+            description: 'Replicas of the master.',
+            'x-kubernetes-list-type': 'atomic',
+            items: nodeStatus,
+          },
           slots: {
-            type: 'array', description: 'Hash slot ranges the master serves, inclusive.', 'x-kubernetes-list-type': 'atomic',
-            items: { type: 'object', required: ['start', 'end'], properties: { start: { type: 'integer', format: 'int32', description: 'First slot.' }, end: { type: 'integer', format: 'int32', description: 'Last slot.' } } },
+            type: 'array',
+            description: 'Hash slot ranges the master serves, inclusive.',
+            'x-kubernetes-list-type': 'atomic',
+            items: {
+              type: 'object',
+              required: ['start', 'end'],
+              properties: {
+                start: { type: 'integer', format: 'int32', description: 'First slot.' },
+                end: { type: 'integer', format: 'int32', description: 'Last slot.' },
+              },
+            },
           },
         },
       },
     },
-    slotsCovered: { type: 'integer', format: 'int32', minimum: 0, maximum: 16384, description: 'Hash slots served by a reachable master, 0-16384; below 16384 some keys are unavailable.' },
-    readyMasters: { type: 'integer', format: 'int32', description: 'Masters that are ready and serve slots (the scale subresource\'s status replicas).' },
-    readyReplicas: { type: 'integer', format: 'int32', description: 'Replicas that are ready and in sync with their master.' },
-    readyNodes: { type: 'integer', format: 'int32', description: 'Redis nodes that are ready, masters and replicas together.' },
+    slotsCovered: {
+      type: 'integer',
+      format: 'int32',
+      minimum: 0,
+      maximum: 16384,
+      description: 'Hash slots served by a reachable master, 0-16384; below 16384 some keys are unavailable.',
+    },
+    readyMasters: {
+      type: 'integer',
+      format: 'int32',
+      description: "Masters that are ready and serve slots (the scale subresource's status replicas).",
+    },
+    readyReplicas: {
+      type: 'integer',
+      format: 'int32',
+      description: 'Replicas that are ready and in sync with their master.',
+    },
+    readyNodes: {
+      type: 'integer',
+      format: 'int32',
+      description: 'Redis nodes that are ready, masters and replicas together.',
+    },
     selector: { type: 'string', description: 'Label selector of the Redis pods (for the scale subresource).' },
     operation: {
       type: 'object',
       description: 'The operation in progress, absent when none.',
       required: ['type'],
       properties: {
-        type: { type: 'string', enum: ['Create', 'ScaleOut', 'ScaleIn', 'AddReplicas', 'RemoveReplicas', 'RollingUpdate', 'Failover', 'Heal'], description: 'What the operator is doing.' },
+        type: {
+          type: 'string',
+          enum: ['Create', 'ScaleOut', 'ScaleIn', 'AddReplicas', 'RemoveReplicas', 'RollingUpdate', 'Failover', 'Heal'],
+          description: 'What the operator is doing.',
+        },
         progress: { type: 'string', description: 'For people, e.g. "migrating slots 1200/5461".' },
         startedAt: { type: 'string', format: 'date-time', description: 'When the operation started.' },
       },
     },
-    masterPod: { type: 'string', description: 'A master pod the operator uses as entry point (kept for v1alpha1 clients).' },
+    masterPod: {
+      type: 'string',
+      description: 'A master pod the operator uses as entry point (kept for v1alpha1 clients).',
+    },
   },
 };
 
 /** The root schema of a version around its spec and status, with the rule on the name. */
-export function rootSchema(version: string, description: string, spec: JSONSchemaProps, status: JSONSchemaProps): JSONSchemaProps {
+export function rootSchema(
+  version: string,
+  description: string,
+  spec: JSONSchemaProps,
+  status: JSONSchemaProps,
+): JSONSchemaProps {
   return {
     type: 'object',
     description,
     properties: {
       apiVersion: { type: 'string', description: `APIVersion of this object: cache.redis.io/${version}.` },
       kind: { type: 'string', description: 'Kind of this object: RedisCluster.' },
-      metadata: { type: 'object', properties: { name: { type: 'string', description: `Name of the RedisCluster, at most ${MAX_NAME_LENGTH} characters.` } } },
+      metadata: {
+        type: 'object',
+        properties: {
+          name: { type: 'string', description: `Name of the RedisCluster, at most ${MAX_NAME_LENGTH} characters.` },
+        },
+      },
       spec,
       status,
     },
     required: ['spec'],
     'x-kubernetes-validations': [
-      { rule: `self.metadata.name.size() <= ${MAX_NAME_LENGTH}`, message: `metadata.name must be at most ${MAX_NAME_LENGTH} characters: the names of pods, services and volumes are built from it`, fieldPath: '.metadata.name' },
+      {
+        rule: `self.metadata.name.size() <= ${MAX_NAME_LENGTH}`,
+        message: `metadata.name must be at most ${MAX_NAME_LENGTH} characters: the names of pods, services and volumes are built from it`,
+        fieldPath: '.metadata.name',
+      },
     ],
   };
 }
 
-export const rootSchemaV1beta1: JSONSchemaProps = rootSchema('v1beta1',
+export const rootSchemaV1beta1: JSONSchemaProps = rootSchema(
+  'v1beta1',
   'RedisCluster is a Redis Cluster managed by knredis: masters, their replicas, and the hash slots spread over them.',
-  specSchemaV1beta1, statusSchemaV1beta1);
+  specSchemaV1beta1,
+  statusSchemaV1beta1,
+);

@@ -1,7 +1,14 @@
 // cache.redis.io/v1beta1: the full RedisCluster API, the version stored in etcd and the one
 // the operator reads and writes. The OpenAPI schema (schema-v1beta1.ts) is checked against
 // these types at compile time, so the two cannot drift.
-import type { Affinity, Condition, ObjectMeta, ResourceRequirements, Toleration, TopologySpreadConstraint } from './k8s-types.ts';
+import type {
+  Affinity,
+  Condition,
+  ObjectMeta,
+  ResourceRequirements,
+  Toleration,
+  TopologySpreadConstraint,
+} from './k8s-types.ts';
 
 export type ReclaimPolicy = 'Retain' | 'Delete';
 
@@ -54,7 +61,8 @@ export interface RedisClusterSpec {
   paused?: boolean;
 }
 
-export type Phase = 'Pending' | 'Creating' | 'Running' | 'Scaling' | 'Updating' | 'Degraded' | 'Failed' | 'Paused' | 'Deleting';
+export type Phase =
+  'Pending' | 'Creating' | 'Running' | 'Scaling' | 'Updating' | 'Degraded' | 'Failed' | 'Paused' | 'Deleting';
 export type NodeRole = 'master' | 'replica';
 
 export interface ClusterNodeStatus {
@@ -77,7 +85,8 @@ export interface ShardStatus {
   slots?: SlotRange[];
 }
 
-export type OperationType = 'Create' | 'ScaleOut' | 'ScaleIn' | 'AddReplicas' | 'RemoveReplicas' | 'RollingUpdate' | 'Failover' | 'Heal';
+export type OperationType =
+  'Create' | 'ScaleOut' | 'ScaleIn' | 'AddReplicas' | 'RemoveReplicas' | 'RollingUpdate' | 'Failover' | 'Heal';
 
 export interface OperationStatus {
   type: OperationType;

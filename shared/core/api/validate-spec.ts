@@ -17,8 +17,10 @@ export function maxMastersRemovedPerStep(masters: number): number {
 export function scaleInMessage(field: string, from: number, to: number, unit = 'masters'): string | undefined {
   const removable = maxMastersRemovedPerStep(from);
   if (to >= from || from - to <= removable) return undefined;
-  return `${field}: scaling in from ${from} to ${to} ${unit} removes ${from - to} at once, but at most ${removable} (half) can go in one step `
-    + `because their slots move to the ${unit} that stay: scale to ${from - removable} first, then to ${to}`;
+  return (
+    `${field}: scaling in from ${from} to ${to} ${unit} removes ${from - to} at once, but at most ${removable} (half) can go in one step ` +
+    `because their slots move to the ${unit} that stay: scale to ${from - removable} first, then to ${to}`
+  );
 }
 
 export interface ValidateOptions {
@@ -26,16 +28,23 @@ export interface ValidateOptions {
   scaleInMessage?: (fromMasters: number, toMasters: number) => string | undefined;
 }
 
-export function validateV1beta1(obj: RedisCluster, old: RedisCluster | undefined, options: ValidateOptions = {}): Verdict {
+export function validateV1beta1(
+  obj: RedisCluster,
+  old: RedisCluster | undefined,
+  options: ValidateOptions = {},
+): Verdict {
   const v = emptyVerdict();
   const spec = withDefaults(obj.spec ?? {});
   for (const key of [ANNOTATION_V1BETA1_SPEC, ANNOTATION_V1BETA1_STATUS]) {
-    if (obj.metadata?.annotations?.[key] !== undefined && old?.metadata?.annotations?.[key] === undefined) v.denials.push(`metadata.annotations[${key}] is reserved for conversion from cache.redis.io/v1alpha1: remove it`);
+    if (obj.metadata?.annotations?.[key] !== undefined && old?.metadata?.annotations?.[key] === undefined)
+      v.denials.push(`metadata.annotations[${key}] is reserved for conversion from cache.redis.io/v1alpha1: remove it`);
   }
-  checkConfig(spec.config, old ? old.spec?.config ?? {} : undefined, v, spec.version);
+  checkConfig(spec.config, old ? (old.spec?.config ?? {}) : undefined, v, spec.version);
   if (old === undefined) {
-    if (spec.replicasPerMaster === 0) v.warnings.push('spec.replicasPerMaster is 0: without replicas a failed master takes its slots offline');
-    if (spec.storage.reclaim === 'Delete') v.warnings.push('spec.storage.reclaim is Delete: deleting this RedisCluster deletes its data');
+    if (spec.replicasPerMaster === 0)
+      v.warnings.push('spec.replicasPerMaster is 0: without replicas a failed master takes its slots offline');
+    if (spec.storage.reclaim === 'Delete')
+      v.warnings.push('spec.storage.reclaim is Delete: deleting this RedisCluster deletes its data');
     if (spec.paused) v.warnings.push('spec.paused is true: the operator will not create, heal or scale this cluster');
     return v;
   }
@@ -43,36 +52,61 @@ export function validateV1beta1(obj: RedisCluster, old: RedisCluster | undefined
   const status = old.status ?? {};
   // 1: topology, one kind of change at a time
   if (spec.masters !== before.masters && spec.replicasPerMaster !== before.replicasPerMaster) {
-    v.denials.push('spec.masters and spec.replicasPerMaster cannot change in one update: the operator changes the topology one step at a time; change one, then the other');
+    v.denials.push(
+      'spec.masters and spec.replicasPerMaster cannot change in one update: the operator changes the topology one step at a time; change one, then the other',
+    );
   }
   // 2: scale-in: bounded, and only from a healthy, settled cluster
   if (spec.masters < before.masters) {
-    const tooFar = (options.scaleInMessage ?? ((from, to) => scaleInMessage('spec.masters', from, to)))(before.masters, spec.masters);
+    const tooFar = (options.scaleInMessage ?? ((from, to) => scaleInMessage('spec.masters', from, to)))(
+      before.masters,
+      spec.masters,
+    );
     if (tooFar) v.denials.push(tooFar);
     if (status.operation) {
-      v.denials.push(`spec.masters: cannot scale in while ${status.operation.type} is in progress${status.operation.progress ? ` (${status.operation.progress})` : ''}: wait until it finishes`);
+      v.denials.push(
+        `spec.masters: cannot scale in while ${status.operation.type} is in progress${status.operation.progress ? ` (${status.operation.progress})` : ''}: wait until it finishes`,
+      );
     } else if (status.readyMasters !== undefined && status.readyMasters < before.masters) {
-      v.denials.push(`spec.masters: cannot scale in while only ${status.readyMasters} of ${before.masters} masters are ready: the slots of the removed masters need healthy masters to move to`);
+      v.denials.push(
+        `spec.masters: cannot scale in while only ${status.readyMasters} of ${before.masters} masters are ready: the slots of the removed masters need healthy masters to move to`,
+      );
     }
-    if (!tooFar) v.warnings.push(`spec.masters: scaling in from ${before.masters} to ${spec.masters} moves the slots of ${before.masters - spec.masters} masters`);
+    if (!tooFar)
+      v.warnings.push(
+        `spec.masters: scaling in from ${before.masters} to ${spec.masters} moves the slots of ${before.masters - spec.masters} masters`,
+      );
   }
   // 3: fewer replicas only when no shard depends on them
   const degraded = status.conditions?.some((c) => c.type === 'Degraded' && c.status === 'True');
   if (spec.replicasPerMaster < before.replicasPerMaster && degraded) {
-    v.denials.push('spec.replicasPerMaster: cannot remove replicas while the cluster is Degraded: a replica may be the only healthy copy of a shard');
+    v.denials.push(
+      'spec.replicasPerMaster: cannot remove replicas while the cluster is Degraded: a replica may be the only healthy copy of a shard',
+    );
   }
-  if (spec.replicasPerMaster === 0 && before.replicasPerMaster > 0) v.warnings.push('spec.replicasPerMaster is 0: without replicas a failed master takes its slots offline');
+  if (spec.replicasPerMaster === 0 && before.replicasPerMaster > 0)
+    v.warnings.push('spec.replicasPerMaster is 0: without replicas a failed master takes its slots offline');
   // 4: versions only go forward
   const order = compareVersions(spec.version, before.version);
   if (order < 0) {
-    v.denials.push(`spec.version: downgrading Redis from ${before.version} to ${spec.version} is not supported: an older Redis cannot load the data files a newer one wrote`);
+    v.denials.push(
+      `spec.version: downgrading Redis from ${before.version} to ${spec.version} is not supported: an older Redis cannot load the data files a newer one wrote`,
+    );
   } else if (order > 0) {
-    v.warnings.push(`spec.version: upgrading Redis from ${before.version} to ${spec.version} restarts every node, one at a time`);
+    v.warnings.push(
+      `spec.version: upgrading Redis from ${before.version} to ${spec.version} restarts every node, one at a time`,
+    );
   }
   // 5: storage and credentials
-  if (spec.storage.reclaim === 'Delete' && before.storage.reclaim !== 'Delete') v.warnings.push('spec.storage.reclaim is Delete: deleting this RedisCluster deletes its data');
-  if (spec.storage.size !== before.storage.size) v.warnings.push(`spec.storage.size: growing to ${spec.storage.size} needs a StorageClass that allows volume expansion`);
-  if (!jsonEqual(spec.auth?.secretRef, before.auth?.secretRef)) v.warnings.push('spec.auth.secretRef changed: the password rotates and clients using the old one are refused');
-  if (spec.paused && !before.paused) v.warnings.push('spec.paused is true: the operator will not heal, scale or update this cluster');
+  if (spec.storage.reclaim === 'Delete' && before.storage.reclaim !== 'Delete')
+    v.warnings.push('spec.storage.reclaim is Delete: deleting this RedisCluster deletes its data');
+  if (spec.storage.size !== before.storage.size)
+    v.warnings.push(
+      `spec.storage.size: growing to ${spec.storage.size} needs a StorageClass that allows volume expansion`,
+    );
+  if (!jsonEqual(spec.auth?.secretRef, before.auth?.secretRef))
+    v.warnings.push('spec.auth.secretRef changed: the password rotates and clients using the old one are refused');
+  if (spec.paused && !before.paused)
+    v.warnings.push('spec.paused is true: the operator will not heal, scale or update this cluster');
   return v;
 }

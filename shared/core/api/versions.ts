@@ -9,8 +9,9 @@ export const DEFAULT_VERSION: RedisVersion = '7.0';
 export const OLDEST_VERSION: RedisVersion = SUPPORTED_VERSIONS[0];
 
 /** Why spec.version is refused: the supported list, and why nothing older is on it. */
-export const UNSUPPORTED_VERSION_MESSAGE = `must be one of ${SUPPORTED_VERSIONS.join(', ')}: ${OLDEST_VERSION} is the oldest supported, `
-  + 'since forming and scaling a cluster needs CLUSTER ADDSLOTSRANGE and a multi-parameter CONFIG GET (Redis 7.0)';
+export const UNSUPPORTED_VERSION_MESSAGE =
+  `must be one of ${SUPPORTED_VERSIONS.join(', ')}: ${OLDEST_VERSION} is the oldest supported, ` +
+  'since forming and scaling a cluster needs CLUSTER ADDSLOTSRANGE and a multi-parameter CONFIG GET (Redis 7.0)';
 
 /** The image used when spec.image is absent. */
 export function defaultImage(version: string): string {

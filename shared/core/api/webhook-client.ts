@@ -9,9 +9,13 @@ export const VALIDATE_PATH = '/validate';
 /** Makes cert-manager's CA injector fill the caBundle of the CRD and the webhook configuration. */
 export const CERT_MANAGER_INJECT_ANNOTATION = 'cert-manager.io/inject-ca-from';
 
-export type WebhookTarget = { url: string; caBundle?: string } | { service: { namespace: string; name: string; port?: number }; caBundle?: string };
+export type WebhookTarget =
+  | { url: string; caBundle?: string }
+  | { service: { namespace: string; name: string; port?: number }; caBundle?: string };
 
-export const inClusterTarget: WebhookTarget = { service: { namespace: WEBHOOK_NAMESPACE, name: WEBHOOK_SERVICE, port: 443 } };
+export const inClusterTarget: WebhookTarget = {
+  service: { namespace: WEBHOOK_NAMESPACE, name: WEBHOOK_SERVICE, port: 443 },
+};
 
 /** The clientConfig of a webhook at `path` (url joined, or the service's path). */
 export function clientConfig(target: WebhookTarget, path: string): Record<string, unknown> {

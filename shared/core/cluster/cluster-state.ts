@@ -47,7 +47,10 @@ export function toClusterState(desired: DesiredCluster, topology: Topology, now:
   // The anchor is the best-connected pod that stays (a removed pod may still know everyone).
   const removing = new Set(desired.pods.filter((p) => p.removing).map((p) => p.name));
   const staying = views.filter((v) => !removing.has(v.pod));
-  const anchor = [...(staying.length > 0 ? staying : views)].sort((a, b) => b.entries.length - a.entries.length || b.info.slotsAssigned - a.info.slotsAssigned || a.id.localeCompare(b.id))[0];
+  const anchor = [...(staying.length > 0 ? staying : views)].sort(
+    (a, b) =>
+      b.entries.length - a.entries.length || b.info.slotsAssigned - a.info.slotsAssigned || a.id.localeCompare(b.id),
+  )[0];
   const known = new Set(anchor ? anchor.entries.filter((e) => !e.handshake).map((e) => e.id) : []);
   const clustered = anchor && anchor.entries.length > 1;
   const members = views.filter((v) => v === anchor || (clustered && known.has(v.id)));
@@ -59,7 +62,12 @@ export function toClusterState(desired: DesiredCluster, topology: Topology, now:
   for (const view of views) {
     for (const e of view.entries) {
       const weight = e.configEpoch * 2 + (e.myself ? 1 : 0);
-      for (const r of e.slots) for (let s = r.start; s <= r.end; s++) if (weight > (best[s] ?? -1)) { best[s] = weight; owner[s] = e.id; }
+      for (const r of e.slots)
+        for (let s = r.start; s <= r.end; s++)
+          if (weight > (best[s] ?? -1)) {
+            best[s] = weight;
+            owner[s] = e.id;
+          }
     }
   }
 
@@ -81,7 +89,13 @@ export function toClusterState(desired: DesiredCluster, topology: Topology, now:
   const viewOf = new Map(views.map((v) => [v.id, v]));
   const nodes = new Map<string, NodeState>();
   const slotsOf = new Map<string, number[]>();
-  owner.forEach((id, s) => { if (id) { const list = slotsOf.get(id) ?? []; list.push(s); slotsOf.set(id, list); } });
+  owner.forEach((id, s) => {
+    if (id) {
+      const list = slotsOf.get(id) ?? [];
+      list.push(s);
+      slotsOf.set(id, list);
+    }
+  });
   const entriesById = new Map<string, NodeEntry[]>();
   for (const view of [...members, ...strangers]) {
     for (const e of view.entries) if (!e.handshake) entriesById.set(e.id, [...(entriesById.get(e.id) ?? []), e]);
@@ -89,14 +103,20 @@ export function toClusterState(desired: DesiredCluster, topology: Topology, now:
   for (const [id, entries] of entriesById) {
     const view = viewOf.get(id);
     const self = view ? myselfOf(view) : undefined;
-    const address = view ? view.address : entries.find((e) => e.address)?.address ?? null;
+    const address = view ? view.address : (entries.find((e) => e.address)?.address ?? null);
     const others = entries.filter((e) => !e.myself);
     const failed = !view && others.some((e) => e.failing === 'fail' || (e.failing === 'pfail' && !e.connected));
     const lastPong = Math.max(0, ...others.map((e) => e.pongRecvMs));
     const claimed = self ?? others[0] ?? entries[0];
     nodes.set(id, {
-      id, address, view,
-      pod: view ? desired.pods.find((p) => p.name === view.pod) : address ? byPodAddress.get(addressKey(address)) : undefined,
+      id,
+      address,
+      view,
+      pod: view
+        ? desired.pods.find((p) => p.name === view.pod)
+        : address
+          ? byPodAddress.get(addressKey(address))
+          : undefined,
       role: claimed?.role ?? 'unknown',
       masterId: claimed?.masterId ?? null,
       slots: slotsOf.get(id) ?? [],
@@ -117,11 +137,22 @@ export function toClusterState(desired: DesiredCluster, topology: Topology, now:
   }
 
   // 5: open slots, from each node's own line
-  const open = new Map<number, { migrating: { node: string; to: string }[]; importing: { node: string; from: string }[] }>();
+  const open = new Map<
+    number,
+    { migrating: { node: string; to: string }[]; importing: { node: string; from: string }[] }
+  >();
   for (const view of views) {
     const me = myselfOf(view);
-    for (const m of me.migrating) { const o = open.get(m.slot) ?? { migrating: [], importing: [] }; o.migrating.push({ node: me.id, to: m.to }); open.set(m.slot, o); }
-    for (const i of me.importing) { const o = open.get(i.slot) ?? { migrating: [], importing: [] }; o.importing.push({ node: me.id, from: i.from }); open.set(i.slot, o); }
+    for (const m of me.migrating) {
+      const o = open.get(m.slot) ?? { migrating: [], importing: [] };
+      o.migrating.push({ node: me.id, to: m.to });
+      open.set(m.slot, o);
+    }
+    for (const i of me.importing) {
+      const o = open.get(i.slot) ?? { migrating: [], importing: [] };
+      o.importing.push({ node: me.id, from: i.from });
+      open.set(i.slot, o);
+    }
   }
   const openSlots = [...open].sort(([a], [b]) => a - b).map(([slot, o]) => ({ slot, ...o }));
   return { nodes, owner, consistent, members, strangers, staleAddresses, openSlots, anchor };
@@ -130,5 +161,9 @@ export function toClusterState(desired: DesiredCluster, topology: Topology, now:
 export function refOf(node: NodeState | NodeView): { id: string; address: Address; pod?: string } {
   if ('entries' in node) return { id: node.id, address: node.address, pod: node.pod };
   if (!node.address) throw new Error(`node ${node.id} has no known address`);
-  return { id: node.id, address: node.address, ...(node.pod ? { pod: node.pod.name } : node.view ? { pod: node.view.pod } : {}) };
+  return {
+    id: node.id,
+    address: node.address,
+    ...(node.pod ? { pod: node.pod.name } : node.view ? { pod: node.view.pod } : {}),
+  };
 }

@@ -5,7 +5,10 @@ import { TransientError } from '../outcome.ts';
 /** A Redis node could not be reached or answered with a connection error: retry. */
 export class NodeUnreachableError extends TransientError {
   override readonly name = 'NodeUnreachableError';
-  constructor(readonly node: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly node: string,
+    options?: { cause?: unknown },
+  ) {
     super(`redis node ${node} is unreachable`, options);
   }
 }
@@ -13,7 +16,12 @@ export class NodeUnreachableError extends TransientError {
 /** A cluster command was refused; the message is Redis' own error text. */
 export class ClusterCommandError extends TransientError {
   override readonly name = 'ClusterCommandError';
-  constructor(readonly operation: string, readonly node: string, readonly reply: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly operation: string,
+    readonly node: string,
+    readonly reply: string,
+    options?: { cause?: unknown },
+  ) {
     super(`${operation} on ${node} failed: ${reply}`, options);
   }
 }
@@ -32,15 +40,23 @@ export class StaleObservationError extends TransientError {
  */
 export class SlotNotEmptyError extends TransientError {
   override readonly name = 'SlotNotEmptyError';
-  constructor(readonly source: string, readonly keysBySlot: Readonly<Record<number, number>>) {
-    super(`${source} still holds keys in ${Object.keys(keysBySlot).length} slot(s) being moved; not handing them over yet`);
+  constructor(
+    readonly source: string,
+    readonly keysBySlot: Readonly<Record<number, number>>,
+  ) {
+    super(
+      `${source} still holds keys in ${Object.keys(keysBySlot).length} slot(s) being moved; not handing them over yet`,
+    );
   }
 }
 
 /** A planned or forced failover did not switch roles in time. */
 export class FailoverTimeoutError extends TransientError {
   override readonly name = 'FailoverTimeoutError';
-  constructor(readonly replica: string, readonly timeoutMs: number) {
+  constructor(
+    readonly replica: string,
+    readonly timeoutMs: number,
+  ) {
     super(`replica ${replica} did not become master within ${timeoutMs} ms`);
   }
 }

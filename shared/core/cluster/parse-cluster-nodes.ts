@@ -9,13 +9,19 @@ export class ClusterNodesParseError extends Error {
 }
 
 export function parseClusterNodes(text: string): NodeEntry[] {
-  return text.split('\n').map((l) => l.trim()).filter((l) => l.length > 0).map(parseLine);
+  return text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0)
+    .map(parseLine);
 }
 
 function parseLine(line: string): NodeEntry {
   const fields = line.split(' ');
-  if (fields.length < 8) throw new ClusterNodesParseError(`CLUSTER NODES line has ${fields.length} fields, need 8: ${line.slice(0, 80)}`);
-  const [id = '', addr = '', flagText = '', master = '-', pingSent = '0', pongRecv = '0', epoch = '0', link = ''] = fields;
+  if (fields.length < 8)
+    throw new ClusterNodesParseError(`CLUSTER NODES line has ${fields.length} fields, need 8: ${line.slice(0, 80)}`);
+  const [id = '', addr = '', flagText = '', master = '-', pingSent = '0', pongRecv = '0', epoch = '0', link = ''] =
+    fields;
   const flags = flagText.split(',');
   const { address, busPort, hostname } = parseAddress(addr, flags.includes('noaddr'));
   const slots: SlotRange[] = [];
@@ -34,20 +40,29 @@ function parseLine(line: string): NodeEntry {
     const dash = token.indexOf('-');
     const start = Number(dash > 0 ? token.slice(0, dash) : token);
     const end = Number(dash > 0 ? token.slice(dash + 1) : token);
-    if (!Number.isInteger(start) || !Number.isInteger(end) || end < start) throw new ClusterNodesParseError(`bad slot range ${token}`);
+    if (!Number.isInteger(start) || !Number.isInteger(end) || end < start)
+      throw new ClusterNodesParseError(`bad slot range ${token}`);
     slots.push({ start, end });
   }
   const role = flags.includes('master') ? 'master' : flags.includes('slave') ? 'replica' : 'unknown';
   return {
-    id, address, busPort, ...(hostname ? { hostname } : {}), flags,
+    id,
+    address,
+    busPort,
+    ...(hostname ? { hostname } : {}),
+    flags,
     myself: flags.includes('myself'),
     role,
     masterId: master === '-' ? null : master,
     failing: flags.includes('fail') ? 'fail' : flags.includes('fail?') ? 'pfail' : 'none',
     handshake: flags.includes('handshake'),
-    pingSentMs: Number(pingSent), pongRecvMs: Number(pongRecv), configEpoch: Number(epoch),
+    pingSentMs: Number(pingSent),
+    pongRecvMs: Number(pongRecv),
+    configEpoch: Number(epoch),
     connected: link === 'connected',
-    slots, migrating, importing,
+    slots,
+    migrating,
+    importing,
   };
 }
 

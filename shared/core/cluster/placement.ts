@@ -17,12 +17,19 @@ export function canReplicate(replica: PodPlacement, master: PodPlacement, zones:
  * zone, then on the same node, then by name. Greedy picks are stable when unpicked candidates
  * disappear (become replicas) between passes, so every pass designates the same pods.
  */
-export function chooseMasters(candidates: readonly PodPlacement[], existing: readonly PodPlacement[], count: number): PodPlacement[] {
+export function chooseMasters(
+  candidates: readonly PodPlacement[],
+  existing: readonly PodPlacement[],
+  count: number,
+): PodPlacement[] {
   const chosen: PodPlacement[] = [];
   const pool = [...candidates].sort((a, b) => a.name.localeCompare(b.name, 'en', { numeric: true }));
   while (chosen.length < count && pool.length > 0) {
     const taken = [...existing, ...chosen];
-    const score = (p: PodPlacement) => [taken.filter((t) => (t.zone ?? '') === (p.zone ?? '')).length, taken.filter((t) => t.nodeName === p.nodeName).length];
+    const score = (p: PodPlacement) => [
+      taken.filter((t) => (t.zone ?? '') === (p.zone ?? '')).length,
+      taken.filter((t) => t.nodeName === p.nodeName).length,
+    ];
     let bestIndex = 0;
     pool.forEach((p, i) => {
       const [z, n] = score(p);
@@ -76,8 +83,10 @@ export function pairReplicas(
   const edges: { to: number; cap: number; cost: number }[] = [];
   const adj: number[][] = Array.from({ length: sink + 1 }, () => []);
   const edge = (a: number, b: number, cap: number, cost: number) => {
-    adj[a]?.push(edges.length); edges.push({ to: b, cap, cost });
-    adj[b]?.push(edges.length); edges.push({ to: a, cap: 0, cost: -cost });
+    adj[a]?.push(edges.length);
+    edges.push({ to: b, cap, cost });
+    adj[b]?.push(edges.length);
+    edges.push({ to: a, cap: 0, cost: -cost });
   };
   replicas.forEach((r, i) => {
     edge(0, 1 + i, 1, 0);
@@ -95,7 +104,11 @@ export function pairReplicas(
         if (dist[u] === Number.POSITIVE_INFINITY) continue;
         for (const e of adj[u] ?? []) {
           const { to, cap, cost } = edges[e] as { to: number; cap: number; cost: number };
-          if (cap > 0 && (dist[u] as number) + cost < (dist[to] as number)) { dist[to] = (dist[u] as number) + cost; via[to] = e; changed = true; }
+          if (cap > 0 && (dist[u] as number) + cost < (dist[to] as number)) {
+            dist[to] = (dist[u] as number) + cost;
+            via[to] = e;
+            changed = true;
+          }
         }
       }
     }

@@ -21,17 +21,20 @@ export function planBootstrap(ctx: PlanContext): Step[] | 'wait' {
   const ranges = evenRanges(masters.length);
   const steps: Step[] = [];
   masters.forEach((view, i) => {
-    if (view.entries.length === 1 && view.info.myEpoch === 0) steps.push({ kind: 'setConfigEpoch', node: refOf(view), epoch: i + 1 });
+    if (view.entries.length === 1 && view.info.myEpoch === 0)
+      steps.push({ kind: 'setConfigEpoch', node: refOf(view), epoch: i + 1 });
   });
   masters.forEach((view, i) => {
     const range = ranges[i];
-    if (range) steps.push({ kind: 'addSlots', node: refOf(view), ranges: [range], reason: 'bootstrap: even slot ranges' });
+    if (range)
+      steps.push({ kind: 'addSlots', node: refOf(view), ranges: [range], reason: 'bootstrap: even slot ranges' });
   });
   const first = masters[0];
   if (first) {
     for (const pod of wanted) {
       const view = viewOf(pod.name) as NodeView;
-      if (view !== first && !first.entries.some((e) => e.id === view.id)) steps.push({ kind: 'meet', from: refOf(first), to: view.address, reason: 'bootstrap: join the cluster' });
+      if (view !== first && !first.entries.some((e) => e.id === view.id))
+        steps.push({ kind: 'meet', from: refOf(first), to: view.address, reason: 'bootstrap: join the cluster' });
     }
   }
   return steps;

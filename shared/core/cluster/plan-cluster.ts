@@ -22,18 +22,31 @@ export interface ClusterPlanOptions extends PlanOptions {
   readonly maxSlotsPerStep?: number;
 }
 
-export function planCluster(desired: DesiredCluster, observed: Topology, now: number, options: ClusterPlanOptions = {}): ClusterPlan {
+export function planCluster(
+  desired: DesiredCluster,
+  observed: Topology,
+  now: number,
+  options: ClusterPlanOptions = {},
+): ClusterPlan {
   const ctx = toPlanContext(desired, observed, now, options);
   for (const u of observed.unreachable) {
     const pod = desired.pods.find((p) => p.name === u.pod);
-    if (!pod?.removing) ctx.problems.push({ code: 'NodeUnreachable', message: `${u.pod} (${u.address.ip}:${u.address.port}) does not answer: ${u.reason}` });
+    if (!pod?.removing)
+      ctx.problems.push({
+        code: 'NodeUnreachable',
+        message: `${u.pod} (${u.address.ip}:${u.address.port}) does not answer: ${u.reason}`,
+      });
   }
   const removal = planRemoval(ctx);
   const result = (phase: Phase, steps: Step[], message: string, extra: Partial<ClusterPlan> = {}): ClusterPlan => {
-    if (steps.filter(isDisruptive).length > 1) throw new Error(`plan holds ${steps.filter(isDisruptive).length} disruptive steps`);
+    if (steps.filter(isDisruptive).length > 1)
+      throw new Error(`plan holds ${steps.filter(isDisruptive).length} disruptive steps`);
     const converged = steps.length === 0 && !ctx.problems.some(isBlocking) && phase === 'ready';
     return {
-      steps, problems: ctx.problems, removable: removal.removable, converged,
+      steps,
+      problems: ctx.problems,
+      removable: removal.removable,
+      converged,
       progress: { phase, message },
       requeueAfterMs: converged ? 0 : steps.length > 0 ? 0 : 2_000,
       ...extra,
@@ -49,7 +62,8 @@ export function planCluster(desired: DesiredCluster, observed: Topology, now: nu
   }
   // 2: interrupted migrations come before anything else
   const resume = planResume(ctx);
-  if (resume.length > 0) return result('resuming', resume, `finishing ${ctx.state.openSlots.length} interrupted slot move(s)`);
+  if (resume.length > 0)
+    return result('resuming', resume, `finishing ${ctx.state.openSlots.length} interrupted slot move(s)`);
   // 3: membership: join strangers and moved nodes, forget ghosts
   const membership = [...planMeet(ctx), ...planForgetGhosts(ctx)];
   if (membership.length > 0) return result('joining', membership, 'updating cluster membership');
@@ -62,33 +76,63 @@ export function planCluster(desired: DesiredCluster, observed: Topology, now: nu
   if (coverage.length > 0) return result('healing', coverage, 'assigning uncovered slots');
   // 6: masters on leaving pods hand their slots to a replica that stays, before any drain
   const handoff = planHandoff(ctx);
-  if (handoff === 'wait') return result('removing', [], 'waiting for a synced replica and agreeing views to move a master off a leaving pod', { requeueAfterMs: 1_000 });
+  if (handoff === 'wait')
+    return result(
+      'removing',
+      [],
+      'waiting for a synced replica and agreeing views to move a master off a leaving pod',
+      { requeueAfterMs: 1_000 },
+    );
   if (handoff) return result('removing', [handoff], 'moving a master off a leaving pod');
   // 7: replicas that can attach without disruption
   const replicas = planReplicas(ctx);
-  if (replicas.steps.length > 0) return result('replicating', replicas.steps, `attaching ${replicas.steps.length} replica(s)`);
+  if (replicas.steps.length > 0)
+    return result('replicating', replicas.steps, `attaching ${replicas.steps.length} replica(s)`);
   // 8: rebalance and drain need every pod joined, views that agree and every member healthy
   const outside = desired.pods.filter((p) => !p.removing && !ctx.state.members.some((v) => v.pod === p.name));
-  if (outside.length > 0) return result('joining', [], `waiting for ${outside.length} pod(s) to join the cluster`, { requeueAfterMs: 500 });
-  if (ctx.masters.length < desired.masters) ctx.problems.push({ code: 'NotEnoughPods', message: `${ctx.masters.length} of ${desired.masters} masters: no empty pod left to make a master` });
+  if (outside.length > 0)
+    return result('joining', [], `waiting for ${outside.length} pod(s) to join the cluster`, { requeueAfterMs: 500 });
+  if (ctx.masters.length < desired.masters)
+    ctx.problems.push({
+      code: 'NotEnoughPods',
+      message: `${ctx.masters.length} of ${desired.masters} masters: no empty pod left to make a master`,
+    });
   if (!ctx.state.consistent || ctx.state.members.some((v) => v.info.state !== 'ok')) {
     return result('waiting', [], 'waiting for the nodes to agree on the slot layout', { requeueAfterMs: 1_000 });
   }
   const rebalance = planRebalance(ctx, options.maxSlotsPerStep);
   if (rebalance.step) {
     const inStep = rebalance.step.kind === 'migrate' ? rebalance.step.moves.reduce((n, m) => n + m.slots.length, 0) : 0;
-    return result(ctx.drain.size > 0 ? 'removing' : 'migrating', [rebalance.step], `migrating slots: ${rebalance.slotsToMove} to move`, {
-      progress: { phase: ctx.drain.size > 0 ? 'removing' : 'migrating', message: `migrating slots: ${rebalance.slotsToMove} to move`, slotsInStep: inStep, slotsToMove: rebalance.slotsToMove },
-    });
+    return result(
+      ctx.drain.size > 0 ? 'removing' : 'migrating',
+      [rebalance.step],
+      `migrating slots: ${rebalance.slotsToMove} to move`,
+      {
+        progress: {
+          phase: ctx.drain.size > 0 ? 'removing' : 'migrating',
+          message: `migrating slots: ${rebalance.slotsToMove} to move`,
+          slotsInStep: inStep,
+          slotsToMove: rebalance.slotsToMove,
+        },
+      },
+    );
   }
   // 9: forget and reset removed nodes
-  if (removal.steps.length > 0) return result('removing', removal.steps, `removing ${removal.steps.length} node(s) from the cluster`);
+  if (removal.steps.length > 0)
+    return result('removing', removal.steps, `removing ${removal.steps.length} node(s) from the cluster`);
   // 10: one replica moved away from its master's node or zone
   if (replicas.disruptive) return result('replicating', [replicas.disruptive], 'moving a replica away from its master');
   // 11: ready means every replica holds a synced copy (one that never synced cannot fail over)
-  const syncing = ctx.state.members.filter((v) => v.replication.role === 'replica' && (!v.replication.linkUp || v.replication.syncInProgress));
-  if (syncing.length > 0) return result('replicating', [], `${syncing.length} replica(s) still syncing`, { requeueAfterMs: 1_000 });
-  return result('ready', [], ctx.problems.length > 0 ? ctx.problems.map((p) => p.message).join('; ') : 'cluster is ready');
+  const syncing = ctx.state.members.filter(
+    (v) => v.replication.role === 'replica' && (!v.replication.linkUp || v.replication.syncInProgress),
+  );
+  if (syncing.length > 0)
+    return result('replicating', [], `${syncing.length} replica(s) still syncing`, { requeueAfterMs: 1_000 });
+  return result(
+    'ready',
+    [],
+    ctx.problems.length > 0 ? ctx.problems.map((p) => p.message).join('; ') : 'cluster is ready',
+  );
 }
 
 export type { PlanContext };

@@ -19,9 +19,15 @@ export interface PlanContext {
   readonly problems: Problem[];
 }
 
-const byName = (a: PodPlacement | undefined, b: PodPlacement | undefined) => (a?.name ?? '').localeCompare(b?.name ?? '', 'en', { numeric: true });
+const byName = (a: PodPlacement | undefined, b: PodPlacement | undefined) =>
+  (a?.name ?? '').localeCompare(b?.name ?? '', 'en', { numeric: true });
 
-export function toPlanContext(desired: DesiredCluster, topology: Topology, now: number, options: PlanOptions = {}): PlanContext {
+export function toPlanContext(
+  desired: DesiredCluster,
+  topology: Topology,
+  now: number,
+  options: PlanOptions = {},
+): PlanContext {
   const state = toClusterState(desired, topology, now);
   const nodes = [...state.nodes.values()];
   const owners = nodes.filter((n) => n.slots.length > 0);
@@ -34,12 +40,34 @@ export function toPlanContext(desired: DesiredCluster, topology: Topology, now: 
   }
   const masters = [...keepers];
   if (keepers.length < desired.masters) {
-    const empty = nodes.filter((n) => n.view && n.pod && !n.pod.removing && n.role === 'master' && n.slots.length === 0 && !n.failed && state.members.includes(n.view));
+    const empty = nodes.filter(
+      (n) =>
+        n.view &&
+        n.pod &&
+        !n.pod.removing &&
+        n.role === 'master' &&
+        n.slots.length === 0 &&
+        !n.failed &&
+        state.members.includes(n.view),
+    );
     const keeperPods = keepers.flatMap((k) => (k.pod ? [k.pod] : []));
-    const picked = chooseMasters(empty.map((n) => n.pod as PodPlacement), keeperPods, desired.masters - keepers.length);
+    const picked = chooseMasters(
+      empty.map((n) => n.pod as PodPlacement),
+      keeperPods,
+      desired.masters - keepers.length,
+    );
     for (const pod of picked) masters.push(empty.find((n) => n.pod === pod) as NodeState);
   }
-  return { desired, topology, now, options: { ...defaultPlanOptions, ...options }, state, masters, drain, problems: [] };
+  return {
+    desired,
+    topology,
+    now,
+    options: { ...defaultPlanOptions, ...options },
+    state,
+    masters,
+    drain,
+    problems: [],
+  };
 }
 
 export function nodeLabel(n: NodeState): string {

@@ -19,22 +19,51 @@ export function planFailures(ctx: PlanContext): Step[] | 'wait' {
   const majority = Math.floor(owners.length / 2) + 1;
   const seen = owners.filter((n) => n.view).length;
   for (const master of down) {
-    const replicas = [...state.nodes.values()].filter((n) => n.view && n.masterId === master.id && n.role === 'replica');
+    const replicas = [...state.nodes.values()].filter(
+      (n) => n.view && n.masterId === master.id && n.role === 'replica',
+    );
     if (replicas.length === 0) {
-      ctx.problems.push({ code: 'ShardLost', message: `master ${nodeLabel(master)} with ${master.slots.length} slots is down and has no replica; its slots stay assigned to it until it returns`, slots: master.slots.length });
+      ctx.problems.push({
+        code: 'ShardLost',
+        message: `master ${nodeLabel(master)} with ${master.slots.length} slots is down and has no replica; its slots stay assigned to it until it returns`,
+        slots: master.slots.length,
+      });
       continue;
     }
     const votes = failVotes(state, master.id);
-    const why = seen < majority ? `the operator sees only ${seen} of ${owners.length} masters`
-      : votes < majority ? `only ${votes} of ${owners.length} masters mark it failed`
-        : master.silentForMs < options.autoFailoverGraceMs ? 'waiting for Redis to fail over to a replica' : undefined;
+    const why =
+      seen < majority
+        ? `the operator sees only ${seen} of ${owners.length} masters`
+        : votes < majority
+          ? `only ${votes} of ${owners.length} masters mark it failed`
+          : master.silentForMs < options.autoFailoverGraceMs
+            ? 'waiting for Redis to fail over to a replica'
+            : undefined;
     if (why !== undefined) {
-      ctx.problems.push({ code: 'ShardDown', message: `master ${nodeLabel(master)} does not answer; not failing it over: ${why}`, slots: master.slots.length });
+      ctx.problems.push({
+        code: 'ShardDown',
+        message: `master ${nodeLabel(master)} does not answer; not failing it over: ${why}`,
+        slots: master.slots.length,
+      });
       continue;
     }
-    const best = [...replicas].sort((a, b) => (b.view?.replication.offset ?? 0) - (a.view?.replication.offset ?? 0))[0] as NodeState;
-    ctx.problems.push({ code: 'ShardDown', message: `master ${nodeLabel(master)} failed and Redis did not fail over; promoting ${nodeLabel(best)}`, slots: master.slots.length });
-    return [{ kind: 'failover', replica: refOf(best), master: { id: master.id, address: master.address ?? { ip: '', port: 0 } }, mode: 'force', reason: 'replica of a master the cluster agreed has failed' }];
+    const best = [...replicas].sort(
+      (a, b) => (b.view?.replication.offset ?? 0) - (a.view?.replication.offset ?? 0),
+    )[0] as NodeState;
+    ctx.problems.push({
+      code: 'ShardDown',
+      message: `master ${nodeLabel(master)} failed and Redis did not fail over; promoting ${nodeLabel(best)}`,
+      slots: master.slots.length,
+    });
+    return [
+      {
+        kind: 'failover',
+        replica: refOf(best),
+        master: { id: master.id, address: master.address ?? { ip: '', port: 0 } },
+        mode: 'force',
+        reason: 'replica of a master the cluster agreed has failed',
+      },
+    ];
   }
   return 'wait';
 }
@@ -43,7 +72,10 @@ export function planFailures(ctx: PlanContext): Step[] | 'wait' {
 export function failVotes(state: ClusterState, id: string): number {
   return state.members.filter((v) => {
     const me = myselfOf(v);
-    return me.role === 'master' && (state.nodes.get(v.id)?.slots.length ?? 0) > 0
-      && v.entries.some((e) => e.id === id && e.failing === 'fail');
+    return (
+      me.role === 'master' &&
+      (state.nodes.get(v.id)?.slots.length ?? 0) > 0 &&
+      v.entries.some((e) => e.id === id && e.failing === 'fail')
+    );
   }).length;
 }

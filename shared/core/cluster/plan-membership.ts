@@ -15,17 +15,29 @@ export function planMeet(ctx: PlanContext): Step[] {
     const pod = ctx.desired.pods.find((p) => p.name === stranger.pod);
     if (!pod || pod.removing || stranger === anchor) continue;
     // A MEET already under way shows as a handshake entry for the address.
-    if (anchor.entries.some((e) => e.handshake && e.address && addressKey(e.address) === addressKey(stranger.address))) continue;
+    if (anchor.entries.some((e) => e.handshake && e.address && addressKey(e.address) === addressKey(stranger.address)))
+      continue;
     const claimed = myselfOf(stranger).slots.length > 0;
-    const conflict = claimed && myselfOf(stranger).slots.some((r) => {
-      for (let s = r.start; s <= r.end; s++) if (state.owner[s] !== null && state.owner[s] !== stranger.id) return true;
-      return false;
-    });
+    const conflict =
+      claimed &&
+      myselfOf(stranger).slots.some((r) => {
+        for (let s = r.start; s <= r.end; s++)
+          if (state.owner[s] !== null && state.owner[s] !== stranger.id) return true;
+        return false;
+      });
     if (conflict) {
-      ctx.problems.push({ code: 'ConflictingStranger', message: `${stranger.pod} is outside the cluster and claims slots the cluster owns; not joining it` });
+      ctx.problems.push({
+        code: 'ConflictingStranger',
+        message: `${stranger.pod} is outside the cluster and claims slots the cluster owns; not joining it`,
+      });
       continue;
     }
-    steps.push({ kind: 'meet', from: refOf(anchor), to: stranger.address, reason: `${stranger.pod} is not part of the cluster` });
+    steps.push({
+      kind: 'meet',
+      from: refOf(anchor),
+      to: stranger.address,
+      reason: `${stranger.pod} is not part of the cluster`,
+    });
   }
   const seen = new Set<string>();
   // A node that moved learns its own new address only from a MEET it receives.
@@ -33,14 +45,24 @@ export function planMeet(ctx: PlanContext): Step[] {
     const me = myselfOf(view).address;
     if (view !== anchor && me && addressKey(me) !== addressKey(view.address)) {
       seen.add(view.id);
-      steps.push({ kind: 'meet', from: refOf(anchor), to: view.address, reason: `${view.pod} still believes it is at ${me.ip}` });
+      steps.push({
+        kind: 'meet',
+        from: refOf(anchor),
+        to: view.address,
+        reason: `${view.pod} still believes it is at ${me.ip}`,
+      });
     }
   }
   for (const stale of state.staleAddresses) {
     if (seen.has(stale.id)) continue;
     seen.add(stale.id);
     const from = state.members.find((v) => v.id === stale.by) ?? anchor;
-    steps.push({ kind: 'meet', from: refOf(from), to: stale.address, reason: `node ${stale.id.slice(0, 8)} moved from ${stale.seenAs.ip} to ${stale.address.ip}` });
+    steps.push({
+      kind: 'meet',
+      from: refOf(from),
+      to: stale.address,
+      reason: `node ${stale.id.slice(0, 8)} moved from ${stale.seenAs.ip} to ${stale.address.ip}`,
+    });
   }
   return steps;
 }
@@ -58,7 +80,13 @@ export function planForgetGhosts(ctx: PlanContext): Step[] {
     const orphan = !podAddresses.has(key) && node.failed && node.silentForMs > options.ghostGraceMs;
     if (!replaced && !orphan) continue;
     const on = state.members.filter((v) => v.id !== node.id).map((v) => refOf(v));
-    if (on.length > 0) steps.push({ kind: 'forget', id: node.id, on, reason: replaced ? 'its address now belongs to another node' : 'failed, owns nothing, and no pod carries it' });
+    if (on.length > 0)
+      steps.push({
+        kind: 'forget',
+        id: node.id,
+        on,
+        reason: replaced ? 'its address now belongs to another node' : 'failed, owns nothing, and no pod carries it',
+      });
   }
   return steps;
 }

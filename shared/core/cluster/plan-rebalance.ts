@@ -23,7 +23,11 @@ export function planRebalance(ctx: PlanContext, maxSlots = Number.POSITIVE_INFIN
   const receivers: { node: NodeState; deficit: number }[] = [];
   let offBalance = false;
   for (const node of state.nodes.values()) {
-    if (drain.has(node.id) && node.slots.length > 0) { senders.push({ node, excess: node.slots.length }); offBalance = true; continue; }
+    if (drain.has(node.id) && node.slots.length > 0) {
+      senders.push({ node, excess: node.slots.length });
+      offBalance = true;
+      continue;
+    }
     const target = targets.get(node.id);
     if (target === undefined) continue;
     const diff = node.slots.length - target;
@@ -52,5 +56,8 @@ export function planRebalance(ctx: PlanContext, maxSlots = Number.POSITIVE_INFIN
     }
   }
   const reason = drain.size > 0 ? 'drain masters being removed' : 'even out slots across masters';
-  return { step: moves.length > 0 ? { kind: 'migrate', moves, masters: mastersOf(ctx), reason } : undefined, slotsToMove };
+  return {
+    step: moves.length > 0 ? { kind: 'migrate', moves, masters: mastersOf(ctx), reason } : undefined,
+    slotsToMove,
+  };
 }

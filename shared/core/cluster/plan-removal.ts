@@ -16,7 +16,8 @@ export function planRemoval(ctx: PlanContext): { steps: Step[]; removable: strin
     const known = node !== undefined && staying.some((v) => v.entries.some((e) => e.id === node.id));
     if (!known) {
       const view = ctx.topology.views.find((v) => v.pod === pod.name);
-      if (view && view.entries.length > 1) steps.push({ kind: 'reset', node: refOf(view), reason: 'removed from the cluster' });
+      if (view && view.entries.length > 1)
+        steps.push({ kind: 'reset', node: refOf(view), reason: 'removed from the cluster' });
       else if (!view || myselfOf(view).slots.length === 0) removable.push(pod.name);
       continue;
     }

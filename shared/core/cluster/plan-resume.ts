@@ -29,36 +29,56 @@ export function planResume(ctx: PlanContext): Step[] {
     const keysOn = (id: string) => state.nodes.get(id)?.view?.keysInSlot[slot];
     const migrating = open.migrating.filter((m) => isMaster(m.node));
     const importing = open.importing.filter((i) => isMaster(i.node));
-    const ends = new Set([
-      ...migrating.map((m) => currentMaster(state, m.to)),
-      ...importing.filter((i) => keysOn(i.node) !== 0).map((i) => i.node),
-      ...strayHolders(state, slot),
-    ].filter((id) => id !== owner));
+    const ends = new Set(
+      [
+        ...migrating.map((m) => currentMaster(state, m.to)),
+        ...importing.filter((i) => keysOn(i.node) !== 0).map((i) => i.node),
+        ...strayHolders(state, slot),
+      ].filter((id) => id !== owner),
+    );
     const target = [...ends][0];
     if (ends.size > 1 || (target && owner === null)) {
-      ctx.problems.push({ code: 'StrandedKeys', message: `slot ${slot} has keys on ${[...ends].map((id) => id.slice(0, 8)).join(', ')} and ${owner ? `is owned by ${owner.slice(0, 8)}` : 'no owner'}: not guessing where it goes`, slots: 1 });
+      ctx.problems.push({
+        code: 'StrandedKeys',
+        message: `slot ${slot} has keys on ${[...ends].map((id) => id.slice(0, 8)).join(', ')} and ${owner ? `is owned by ${owner.slice(0, 8)}` : 'no owner'}: not guessing where it goes`,
+        slots: 1,
+      });
       continue;
     }
     if (target && owner) {
       if (!state.nodes.get(owner)?.view || !state.nodes.get(target)?.view) {
-        ctx.problems.push({ code: 'OpenSlotBlocked', message: `slot ${slot} is half moved from ${owner.slice(0, 8)} to ${target.slice(0, 8)} but one end is not reachable`, slots: 1 });
+        ctx.problems.push({
+          code: 'OpenSlotBlocked',
+          message: `slot ${slot} is half moved from ${owner.slice(0, 8)} to ${target.slice(0, 8)} but one end is not reachable`,
+          slots: 1,
+        });
       } else move(owner, target, slot);
       continue;
     }
     for (const i of importing) if (keysOn(i.node) === 0) closes.set(i.node, [...(closes.get(i.node) ?? []), slot]);
     // The target took the slot but the source was not told yet.
-    for (const m of migrating) if (m.node !== owner && owner && currentMaster(state, m.to) === owner && state.nodes.get(m.node)?.view) move(m.node, owner, slot);
+    for (const m of migrating)
+      if (m.node !== owner && owner && currentMaster(state, m.to) === owner && state.nodes.get(m.node)?.view)
+        move(m.node, owner, slot);
   }
   const steps: Step[] = [];
   for (const [id, slots] of closes) {
     const node = state.nodes.get(id);
-    if (node?.address) steps.push({ kind: 'closeSlots', node: refOf(node), slots, reason: 'roll back an import that never started' });
+    if (node?.address)
+      steps.push({ kind: 'closeSlots', node: refOf(node), slots, reason: 'roll back an import that never started' });
   }
   if (moves.size > 0) {
     const list: SlotMove[] = [...moves.values()].map((m) => ({
-      source: refOf(state.nodes.get(m.source)!), target: refOf(state.nodes.get(m.target)!), slots: m.slots,
+      source: refOf(state.nodes.get(m.source)!),
+      target: refOf(state.nodes.get(m.target)!),
+      slots: m.slots,
     }));
-    steps.push({ kind: 'migrate', moves: list, masters: mastersOf(ctx), reason: 'finish an interrupted migration from the slots\' current owners' });
+    steps.push({
+      kind: 'migrate',
+      moves: list,
+      masters: mastersOf(ctx),
+      reason: "finish an interrupted migration from the slots' current owners",
+    });
   }
   return steps;
 }
@@ -73,8 +93,15 @@ function currentMaster(state: ClusterState, id: string): string {
 function strayHolders(state: ClusterState, slot: number): string[] {
   const owner = state.owner[slot];
   if (!owner) return [];
-  return state.members.filter((v) => v.id !== owner && myselfOf(v).role === 'master' && (v.keysInSlot[slot] ?? 0) > 0
-    && !myselfOf(v).slots.some((r) => r.start <= slot && slot <= r.end)).map((v) => v.id);
+  return state.members
+    .filter(
+      (v) =>
+        v.id !== owner &&
+        myselfOf(v).role === 'master' &&
+        (v.keysInSlot[slot] ?? 0) > 0 &&
+        !myselfOf(v).slots.some((r) => r.start <= slot && slot <= r.end),
+    )
+    .map((v) => v.id);
 }
 
 /** Open slots, and owned slots whose keys a master that does not own them holds. */

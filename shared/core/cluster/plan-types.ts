@@ -3,15 +3,15 @@
 import type { Step } from './steps.ts';
 
 export type ProblemCode =
-  | 'NodeUnreachable'      // a pod of the cluster does not answer
-  | 'ShardDown'            // a master with slots failed; Redis should fail over by itself
-  | 'ShardLost'            // a master with slots failed and no replica can take over
-  | 'SlotsUncovered'       // slots nobody serves and that cannot be assigned without data loss
-  | 'OpenSlotBlocked'      // an interrupted migration whose other end is not reachable
-  | 'StrandedKeys'         // keys of a slot on a node that neither owns nor migrates it
-  | 'ConflictingStranger'  // a node outside the cluster claims slots the cluster owns
-  | 'PlacementRelaxed'     // a replica shares a zone (or node) with its master: no better seat exists
-  | 'NotEnoughPods';       // fewer usable pods than masters * (1 + replicas)
+  | 'NodeUnreachable' // a pod of the cluster does not answer
+  | 'ShardDown' // a master with slots failed; Redis should fail over by itself
+  | 'ShardLost' // a master with slots failed and no replica can take over
+  | 'SlotsUncovered' // slots nobody serves and that cannot be assigned without data loss
+  | 'OpenSlotBlocked' // an interrupted migration whose other end is not reachable
+  | 'StrandedKeys' // keys of a slot on a node that neither owns nor migrates it
+  | 'ConflictingStranger' // a node outside the cluster claims slots the cluster owns
+  | 'PlacementRelaxed' // a replica shares a zone (or node) with its master: no better seat exists
+  | 'NotEnoughPods'; // fewer usable pods than masters * (1 + replicas)
 
 export interface Problem {
   readonly code: ProblemCode;
@@ -30,7 +30,8 @@ export function isBlocking(problem: Problem): boolean {
   return !advisory.has(problem.code);
 }
 
-export type Phase = 'waiting' | 'bootstrapping' | 'joining' | 'resuming' | 'healing' | 'replicating' | 'migrating' | 'removing' | 'ready';
+export type Phase =
+  'waiting' | 'bootstrapping' | 'joining' | 'resuming' | 'healing' | 'replicating' | 'migrating' | 'removing' | 'ready';
 
 export interface Progress {
   readonly phase: Phase;

@@ -20,13 +20,31 @@ export function isSafeToRestart(pod: string, desired: DesiredCluster, observed: 
   const slots = state.nodes.get(view.id)?.slots.length ?? 0;
   if (slots === 0) return { safe: true, reason: `${pod} owns no slots` };
   const best = handoverReplica(observed.views, view);
-  if (!best && observed.views.some((v) => myselfOf(v).masterId === view.id && v.replication.linkUp && !v.replication.syncInProgress)) {
-    return { safe: false, reason: `${pod} owns ${slots} slots and does not list its synced replica as its own yet: wait` };
+  if (
+    !best &&
+    observed.views.some(
+      (v) => myselfOf(v).masterId === view.id && v.replication.linkUp && !v.replication.syncInProgress,
+    )
+  ) {
+    return {
+      safe: false,
+      reason: `${pod} owns ${slots} slots and does not list its synced replica as its own yet: wait`,
+    };
   }
-  if (!best) return { safe: true, reason: `${pod} owns ${slots} slots and has no synced replica: its slots are unavailable while it restarts` };
+  if (!best)
+    return {
+      safe: true,
+      reason: `${pod} owns ${slots} slots and has no synced replica: its slots are unavailable while it restarts`,
+    };
   return {
     safe: false,
     reason: `${pod} owns ${slots} slots; fail over to ${best.pod} first`,
-    failover: { kind: 'failover', replica: refOf(best), master: refOf(view), mode: 'default', reason: `planned restart of ${pod}` },
+    failover: {
+      kind: 'failover',
+      replica: refOf(best),
+      master: refOf(view),
+      mode: 'default',
+      reason: `planned restart of ${pod}`,
+    },
   };
 }

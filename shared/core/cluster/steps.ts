@@ -19,13 +19,23 @@ export type Step =
   /** CLUSTER SET-CONFIG-EPOCH on a fresh node (only valid before it knows any other node). */
   | { readonly kind: 'setConfigEpoch'; readonly node: NodeRef; readonly epoch: number }
   /** CLUSTER ADDSLOTSRANGE: bootstrap, or an uncovered slot no node holds keys for. */
-  | { readonly kind: 'addSlots'; readonly node: NodeRef; readonly ranges: readonly SlotRange[]; readonly reason: string }
+  | {
+      readonly kind: 'addSlots';
+      readonly node: NodeRef;
+      readonly ranges: readonly SlotRange[];
+      readonly reason: string;
+    }
   /** CLUSTER MEET sent to `from` about `to`. */
   | { readonly kind: 'meet'; readonly from: NodeRef; readonly to: Address; readonly reason: string }
   /** CLUSTER REPLICATE on `node`. */
   | { readonly kind: 'replicate'; readonly node: NodeRef; readonly master: NodeRef; readonly reason: string }
   /** Live slot migration (also finishes interrupted ones); independent pairs run in parallel. */
-  | { readonly kind: 'migrate'; readonly moves: readonly SlotMove[]; readonly reason: string; readonly masters: readonly NodeRef[] }
+  | {
+      readonly kind: 'migrate';
+      readonly moves: readonly SlotMove[];
+      readonly reason: string;
+      readonly masters: readonly NodeRef[];
+    }
   /** CLUSTER SETSLOT slot STABLE on a node importing a slot whose source never started. */
   | { readonly kind: 'closeSlots'; readonly node: NodeRef; readonly slots: readonly number[]; readonly reason: string }
   /** CLUSTER FORGET id on every listed node, all at once (inside the 60 s ban window). */
@@ -36,7 +46,13 @@ export type Step =
    * CLUSTER FAILOVER [FORCE] on a replica, then wait until it is master. Never TAKEOVER: it
    * skips the masters' vote, so from the minority side of a partition it would discard writes.
    */
-  | { readonly kind: 'failover'; readonly replica: NodeRef; readonly master: NodeRef; readonly mode: 'default' | 'force'; readonly reason: string };
+  | {
+      readonly kind: 'failover';
+      readonly replica: NodeRef;
+      readonly master: NodeRef;
+      readonly mode: 'default' | 'force';
+      readonly reason: string;
+    };
 
 export type StepKind = Step['kind'];
 
@@ -49,15 +65,24 @@ export function isDisruptive(step: Step): boolean {
 /** A short human line for logs and Events (never carries secrets: steps hold none). */
 export function describeStep(step: Step): string {
   switch (step.kind) {
-    case 'setConfigEpoch': return `set config epoch ${step.epoch} on ${label(step.node)}`;
-    case 'addSlots': return `add ${step.ranges.length} slot range(s) to ${label(step.node)}: ${step.reason}`;
-    case 'meet': return `meet ${step.to.ip}:${step.to.port} from ${label(step.from)}: ${step.reason}`;
-    case 'replicate': return `make ${label(step.node)} a replica of ${label(step.master)}: ${step.reason}`;
-    case 'migrate': return `migrate ${step.moves.reduce((n, m) => n + m.slots.length, 0)} slot(s) in ${step.moves.length} move(s): ${step.reason}`;
-    case 'closeSlots': return `close ${step.slots.length} open slot(s) on ${label(step.node)}: ${step.reason}`;
-    case 'forget': return `forget ${step.id.slice(0, 8)} on ${step.on.length} node(s): ${step.reason}`;
-    case 'reset': return `reset ${label(step.node)}: ${step.reason}`;
-    case 'failover': return `${step.mode} failover of ${label(step.master)} to ${label(step.replica)}: ${step.reason}`;
+    case 'setConfigEpoch':
+      return `set config epoch ${step.epoch} on ${label(step.node)}`;
+    case 'addSlots':
+      return `add ${step.ranges.length} slot range(s) to ${label(step.node)}: ${step.reason}`;
+    case 'meet':
+      return `meet ${step.to.ip}:${step.to.port} from ${label(step.from)}: ${step.reason}`;
+    case 'replicate':
+      return `make ${label(step.node)} a replica of ${label(step.master)}: ${step.reason}`;
+    case 'migrate':
+      return `migrate ${step.moves.reduce((n, m) => n + m.slots.length, 0)} slot(s) in ${step.moves.length} move(s): ${step.reason}`;
+    case 'closeSlots':
+      return `close ${step.slots.length} open slot(s) on ${label(step.node)}: ${step.reason}`;
+    case 'forget':
+      return `forget ${step.id.slice(0, 8)} on ${step.on.length} node(s): ${step.reason}`;
+    case 'reset':
+      return `reset ${label(step.node)}: ${step.reason}`;
+    case 'failover':
+      return `${step.mode} failover of ${label(step.master)} to ${label(step.replica)}: ${step.reason}`;
   }
 }
 

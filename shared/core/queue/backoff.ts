@@ -19,7 +19,8 @@ export const defaultBackoff: BackoffPolicy = Object.freeze({ baseMs: 1_000, maxM
  * cap holds and keys failing together spread out instead of retrying in lockstep.
  */
 export function backoffDelay(failures: number, policy: BackoffPolicy, random: () => number): number {
-  if (!Number.isInteger(failures) || failures < 1) throw new RangeError(`failures must be an integer >= 1, got ${failures}`);
+  if (!Number.isInteger(failures) || failures < 1)
+    throw new RangeError(`failures must be an integer >= 1, got ${failures}`);
   // 2^exponent overflows to Infinity long after it passed any sane cap; min() keeps it finite.
   const exponential = policy.baseMs * 2 ** Math.min(failures - 1, 60);
   const capped = Math.min(exponential, policy.maxMs);
@@ -30,7 +31,9 @@ export function backoffDelay(failures: number, policy: BackoffPolicy, random: ()
 export function validateBackoff(policy: BackoffPolicy): BackoffPolicy {
   const { baseMs, maxMs, jitter } = policy;
   if (!(baseMs > 0) || !(maxMs >= baseMs) || !(jitter >= 0 && jitter <= 1)) {
-    throw new RangeError(`invalid backoff: need 0 < baseMs <= maxMs and 0 <= jitter <= 1 (got ${JSON.stringify(policy)})`);
+    throw new RangeError(
+      `invalid backoff: need 0 < baseMs <= maxMs and 0 <= jitter <= 1 (got ${JSON.stringify(policy)})`,
+    );
   }
   return Object.freeze({ baseMs, maxMs, jitter });
 }

@@ -6,7 +6,11 @@ import { CLIENT_PORT } from '../resources/names.ts';
 import { podCount } from '../resources/statefulset.ts';
 import type { ObservedClaim, ObservedPod } from './observed.ts';
 
-export function toDesiredCluster(spec: DefaultedSpec, pods: readonly ObservedPod[], claims: readonly ObservedClaim[] = []): DesiredCluster {
+export function toDesiredCluster(
+  spec: DefaultedSpec,
+  pods: readonly ObservedPod[],
+  claims: readonly ObservedClaim[] = [],
+): DesiredCluster {
   const wanted = podCount(spec);
   const placements: PodPlacement[] = pods
     .filter((p) => p.ip && p.nodeName && !p.terminating && p.phase === 'Running')
@@ -23,7 +27,10 @@ export function toDesiredCluster(spec: DefaultedSpec, pods: readonly ObservedPod
 }
 
 /** Claims whose recorded node id differs from what the pod's Redis now says it is. */
-export function claimsToRecord(claims: readonly ObservedClaim[], idOfPod: ReadonlyMap<string, string>): { claim: string; nodeId: string }[] {
+export function claimsToRecord(
+  claims: readonly ObservedClaim[],
+  idOfPod: ReadonlyMap<string, string>,
+): { claim: string; nodeId: string }[] {
   return claims.flatMap((c) => {
     const id = idOfPod.get(c.pod);
     return id && id !== c.nodeId ? [{ claim: c.name, nodeId: id }] : [];

@@ -14,9 +14,15 @@ import type { ObservedPod } from './observed.ts';
 /** The least time a node must be lost before its pods are deleted, whatever Redis says. */
 export const LOST_NODE_GRACE_MS = 20_000;
 
-const pastGrace = (p: ObservedPod, now: number, graceMs: number) => p.terminating && p.nodeLostSince !== undefined && now - p.nodeLostSince >= graceMs;
+const pastGrace = (p: ObservedPod, now: number, graceMs: number) =>
+  p.terminating && p.nodeLostSince !== undefined && now - p.nodeLostSince >= graceMs;
 
-export function podsToForceDelete(pods: readonly ObservedPod[], topology: Topology, now: number, graceMs = LOST_NODE_GRACE_MS): string[] {
+export function podsToForceDelete(
+  pods: readonly ObservedPod[],
+  topology: Topology,
+  now: number,
+  graceMs = LOST_NODE_GRACE_MS,
+): string[] {
   return pods.filter((p) => pastGrace(p, now, graceMs) && redisAgreesGone(p, topology)).map((p) => p.name);
 }
 
@@ -37,7 +43,14 @@ function isSlotOwner(view: NodeView): boolean {
 }
 
 /** When to look again for pods that are not yet past the grace period. */
-export function nextLostPodCheck(pods: readonly ObservedPod[], now: number, graceMs = LOST_NODE_GRACE_MS): number | undefined {
-  const waits = pods.filter((p) => p.terminating && p.nodeLostSince !== undefined).map((p) => (p.nodeLostSince as number) + graceMs - now).filter((w) => w > 0);
+export function nextLostPodCheck(
+  pods: readonly ObservedPod[],
+  now: number,
+  graceMs = LOST_NODE_GRACE_MS,
+): number | undefined {
+  const waits = pods
+    .filter((p) => p.terminating && p.nodeLostSince !== undefined)
+    .map((p) => (p.nodeLostSince as number) + graceMs - now)
+    .filter((w) => w > 0);
   return waits.length > 0 ? Math.min(...waits) : undefined;
 }

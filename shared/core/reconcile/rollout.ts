@@ -21,12 +21,18 @@ export interface RolloutInput {
 export function planRollout(input: RolloutInput): RolloutDecision {
   const { pods, updateRevision } = input;
   // Unknown until the StatefulSet controller has seen the latest template: not yet settled.
-  if (!updateRevision) return pods.length === 0 ? { kind: 'none' } : { kind: 'wait', reason: 'waiting for the StatefulSet controller to take the new template', outdated: 0 };
-  const outdated = pods.filter((p) => p.revision !== undefined && p.revision !== updateRevision && p.ordinal < input.expectedPods);
+  if (!updateRevision)
+    return pods.length === 0
+      ? { kind: 'none' }
+      : { kind: 'wait', reason: 'waiting for the StatefulSet controller to take the new template', outdated: 0 };
+  const outdated = pods.filter(
+    (p) => p.revision !== undefined && p.revision !== updateRevision && p.ordinal < input.expectedPods,
+  );
   if (outdated.length === 0) return { kind: 'none' };
   const n = outdated.length;
   if (pods.some((p) => p.terminating)) return { kind: 'wait', reason: 'a pod is restarting', outdated: n };
-  if (pods.length < input.expectedPods || pods.some((p) => !p.ready)) return { kind: 'wait', reason: 'waiting for every pod to be Ready', outdated: n };
+  if (pods.length < input.expectedPods || pods.some((p) => !p.ready))
+    return { kind: 'wait', reason: 'waiting for every pod to be Ready', outdated: n };
   if (!input.clusterConverged) return { kind: 'wait', reason: 'waiting for the cluster to settle', outdated: n };
   const byOrdinalDesc = [...outdated].sort((a, b) => b.ordinal - a.ordinal);
   const replica = byOrdinalDesc.find((p) => input.roleOf(p.name) === 'replica');

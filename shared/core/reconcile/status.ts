@@ -33,24 +33,60 @@ export function computeStatus(input: StatusInput): RedisClusterStatus {
   const readyReplicas = shards.reduce((n, s) => n + (s.replicas ?? []).filter((r) => r.ready).length, 0);
   const operation = operationOf(input);
   const problems = input.plan?.problems ?? [];
-  const converged = !!input.plan?.converged && !operation && readyNodes === input.expectedPods && slotsCovered === SLOT_COUNT;
+  const converged =
+    !!input.plan?.converged && !operation && readyNodes === input.expectedPods && slotsCovered === SLOT_COUNT;
   // Fewer masters than the spec while new pods are still coming (a scale-out) is progress.
-  const degraded = problems.filter((p) => isBlocking(p) && !(p.code === 'NotEnoughPods' && readyNodes < input.expectedPods));
+  const degraded = problems.filter(
+    (p) => isBlocking(p) && !(p.code === 'NotEnoughPods' && readyNodes < input.expectedPods),
+  );
   const everReady = wasFormed(input.previous);
 
   const conditions: Condition[] = [
-    condition('Ready', converged, converged ? 'ClusterReady' : input.paused ? 'Paused' : operation ? 'OperationInProgress' : 'NotReady',
-      converged ? `all ${input.expectedPods} nodes ready, ${SLOT_COUNT} slots covered` : readinessMessage(input, readyNodes, slotsCovered)),
-    condition('Progressing', !!operation && !input.paused, operation ? operationReason(operation.type) : input.paused ? 'Paused' : 'Idle', operation?.progress ?? (input.paused ? 'reconciliation is paused (spec.paused)' : 'no operation in progress')),
-    condition('Degraded', degraded.length > 0 || !!input.error, degraded[0]?.code ?? (input.error ? 'ReconcileError' : 'AsExpected'),
-      [...degraded.map((p) => p.message), ...(input.error ? [input.error] : [])].join('; ') || 'no problem seen'),
+    condition(
+      'Ready',
+      converged,
+      converged ? 'ClusterReady' : input.paused ? 'Paused' : operation ? 'OperationInProgress' : 'NotReady',
+      converged
+        ? `all ${input.expectedPods} nodes ready, ${SLOT_COUNT} slots covered`
+        : readinessMessage(input, readyNodes, slotsCovered),
+    ),
+    condition(
+      'Progressing',
+      !!operation && !input.paused,
+      operation ? operationReason(operation.type) : input.paused ? 'Paused' : 'Idle',
+      operation?.progress ?? (input.paused ? 'reconciliation is paused (spec.paused)' : 'no operation in progress'),
+    ),
+    condition(
+      'Degraded',
+      degraded.length > 0 || !!input.error,
+      degraded[0]?.code ?? (input.error ? 'ReconcileError' : 'AsExpected'),
+      [...degraded.map((p) => p.message), ...(input.error ? [input.error] : [])].join('; ') || 'no problem seen',
+    ),
   ].map((c) => keepTransition(c, input.previous?.conditions, input.now, input.generation));
 
-  const phase: Phase = input.paused ? 'Paused' : converged ? 'Running' : (degraded.length > 0 || !!input.error) && everReady ? 'Degraded'
-    : !everReady ? 'Creating' : operation?.type === 'RollingUpdate' ? 'Updating' : operation && ['ScaleOut', 'ScaleIn', 'AddReplicas', 'RemoveReplicas'].includes(operation.type) ? 'Scaling' : 'Running';
+  const phase: Phase = input.paused
+    ? 'Paused'
+    : converged
+      ? 'Running'
+      : (degraded.length > 0 || !!input.error) && everReady
+        ? 'Degraded'
+        : !everReady
+          ? 'Creating'
+          : operation?.type === 'RollingUpdate'
+            ? 'Updating'
+            : operation && ['ScaleOut', 'ScaleIn', 'AddReplicas', 'RemoveReplicas'].includes(operation.type)
+              ? 'Scaling'
+              : 'Running';
   const master = shards.find((s) => s.master?.pod)?.master?.pod;
   return {
-    observedGeneration: input.generation, phase, conditions, shards, slotsCovered, readyMasters, readyReplicas, readyNodes,
+    observedGeneration: input.generation,
+    phase,
+    conditions,
+    shards,
+    slotsCovered,
+    readyMasters,
+    readyReplicas,
+    readyNodes,
     selector: podSelector(input.name),
     ...(operation ? { operation } : {}),
     ...(master ? { masterPod: master } : {}),
@@ -60,8 +96,10 @@ export function computeStatus(input: StatusInput): RedisClusterStatus {
 /** The cluster was Ready once: only such a cluster takes these phases, so later passes of a
  * scale-out, a rolling update or a failure (Ready False by then) still know it. */
 export function wasFormed(previous: RedisClusterStatus | undefined): boolean {
-  return !!previous?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')
-    || ['Running', 'Scaling', 'Updating', 'Degraded'].includes(previous?.phase ?? '');
+  return (
+    !!previous?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ||
+    ['Running', 'Scaling', 'Updating', 'Degraded'].includes(previous?.phase ?? '')
+  );
 }
 
 /** What waiting for pods means: creating a new cluster, adding masters, or healing. */
@@ -72,12 +110,30 @@ export function podsActivityType(previous: RedisClusterStatus | undefined, maste
 
 function operationOf(input: StatusInput): RedisClusterStatus['operation'] {
   const p = input.plan?.progress;
-  const fromPlan: { type: OperationType; message: string } | undefined = !p || p.phase === 'ready' ? undefined
-    : { type: p.phase === 'bootstrapping' || p.phase === 'waiting' && !input.previous?.shards?.length ? 'Create' : p.phase === 'migrating' ? 'ScaleOut' : p.phase === 'removing' ? 'ScaleIn' : p.phase === 'replicating' ? 'AddReplicas' : 'Heal', message: migrationMessage(input, p.message, p.slotsToMove) };
+  const fromPlan: { type: OperationType; message: string } | undefined =
+    !p || p.phase === 'ready'
+      ? undefined
+      : {
+          type:
+            p.phase === 'bootstrapping' || (p.phase === 'waiting' && !input.previous?.shards?.length)
+              ? 'Create'
+              : p.phase === 'migrating'
+                ? 'ScaleOut'
+                : p.phase === 'removing'
+                  ? 'ScaleIn'
+                  : p.phase === 'replicating'
+                    ? 'AddReplicas'
+                    : 'Heal',
+          message: migrationMessage(input, p.message, p.slotsToMove),
+        };
   const current = input.activity ?? fromPlan;
   if (!current) return undefined;
   const previous = input.previous?.operation;
-  return { type: current.type, progress: current.message, startedAt: previous?.type === current.type && previous.startedAt ? previous.startedAt : input.now };
+  return {
+    type: current.type,
+    progress: current.message,
+    startedAt: previous?.type === current.type && previous.startedAt ? previous.startedAt : input.now,
+  };
 }
 
 /** "migrating slots: 1200/5461": moved so far of the most seen to move in this operation. */
@@ -89,7 +145,16 @@ function migrationMessage(input: StatusInput, message: string, toMove: number | 
 }
 
 function operationReason(type: OperationType): string {
-  return { Create: 'Creating', ScaleOut: 'ScalingOut', ScaleIn: 'ScalingIn', AddReplicas: 'AddingReplicas', RemoveReplicas: 'RemovingReplicas', RollingUpdate: 'RollingUpdate', Failover: 'FailingOver', Heal: 'Healing' }[type];
+  return {
+    Create: 'Creating',
+    ScaleOut: 'ScalingOut',
+    ScaleIn: 'ScalingIn',
+    AddReplicas: 'AddingReplicas',
+    RemoveReplicas: 'RemovingReplicas',
+    RollingUpdate: 'RollingUpdate',
+    Failover: 'FailingOver',
+    Heal: 'Healing',
+  }[type];
 }
 
 function readinessMessage(input: StatusInput, readyNodes: number, slots: number): string {
@@ -101,9 +166,18 @@ function condition(type: string, status: boolean, reason: string, message: strin
   return { type, status: status ? 'True' : 'False', reason, message: message.slice(0, 1000), lastTransitionTime: '' };
 }
 
-function keepTransition(c: Condition, previous: readonly Condition[] | undefined, now: string, generation: number): Condition {
+function keepTransition(
+  c: Condition,
+  previous: readonly Condition[] | undefined,
+  now: string,
+  generation: number,
+): Condition {
   const old = previous?.find((p) => p.type === c.type);
-  return { ...c, lastTransitionTime: old && old.status === c.status && old.lastTransitionTime ? old.lastTransitionTime : now, observedGeneration: generation };
+  return {
+    ...c,
+    lastTransitionTime: old && old.status === c.status && old.lastTransitionTime ? old.lastTransitionTime : now,
+    observedGeneration: generation,
+  };
 }
 
 /** Shards as the cluster reports them: each master that owns slots, with its replicas. */
@@ -111,16 +185,23 @@ export function shardsOf(topology: Topology | undefined, pods: readonly Observed
   if (!topology || topology.views.length === 0) return [];
   const ready = new Map(pods.map((p) => [p.name, p.ready]));
   const views = topology.views;
-  const masters = views.filter((v) => myselfOf(v).role === 'master' && myselfOf(v).slots.length > 0)
+  const masters = views
+    .filter((v) => myselfOf(v).role === 'master' && myselfOf(v).slots.length > 0)
     .sort((a, b) => (myselfOf(a).slots[0]?.start ?? 0) - (myselfOf(b).slots[0]?.start ?? 0));
   return masters.map((m, index) => {
     const me = myselfOf(m);
     const replicas = views.filter((v) => myselfOf(v).masterId === m.id);
     const slots = me.slots.map((r) => ({ start: r.start, end: r.end }));
     return {
-      index, name: `shard-${index}`,
+      index,
+      name: `shard-${index}`,
       master: { pod: m.pod, nodeId: m.id, ip: m.address.ip, ready: ready.get(m.pod) ?? false },
-      replicas: replicas.map((r) => ({ pod: r.pod, nodeId: r.id, ip: r.address.ip, ready: (ready.get(r.pod) ?? false) && !!r.replication.linkUp })),
+      replicas: replicas.map((r) => ({
+        pod: r.pod,
+        nodeId: r.id,
+        ip: r.address.ip,
+        ready: (ready.get(r.pod) ?? false) && !!r.replication.linkUp,
+      })),
       slots,
     };
   });
@@ -130,9 +211,23 @@ export function shardsOf(topology: Topology | undefined, pods: readonly Observed
  * While paused nothing is observed, so what was last seen stays (shards, counts, Ready and
  * Degraded as they were) and only Progressing and the phase say that changes wait.
  */
-export function pausedStatus(previous: RedisClusterStatus | undefined, generation: number, now: string): RedisClusterStatus {
+export function pausedStatus(
+  previous: RedisClusterStatus | undefined,
+  generation: number,
+  now: string,
+): RedisClusterStatus {
   const kept = (previous?.conditions ?? []).filter((c) => c.type !== 'Progressing');
-  const progressing = keepTransition(condition('Progressing', false, 'Paused', 'reconciliation is paused (spec.paused): changes wait until it is unpaused'), previous?.conditions, now, generation);
+  const progressing = keepTransition(
+    condition(
+      'Progressing',
+      false,
+      'Paused',
+      'reconciliation is paused (spec.paused): changes wait until it is unpaused',
+    ),
+    previous?.conditions,
+    now,
+    generation,
+  );
   const { operation: _operation, ...rest } = previous ?? {};
   return { ...rest, observedGeneration: generation, phase: 'Paused', conditions: [...kept, progressing] };
 }

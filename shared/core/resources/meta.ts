@@ -1,7 +1,15 @@
 // Metadata every child carries: labels that select it, an owner reference to the cluster, and
 // a hash of its desired content, so an unchanged child is never written again.
 import { createHash } from 'node:crypto';
-import { API_VERSION_V1BETA1, KIND, LABEL_COMPONENT, LABEL_INSTANCE, LABEL_NAME, NAME_VALUE, ownedLabels } from '../api/group.ts';
+import {
+  API_VERSION_V1BETA1,
+  KIND,
+  LABEL_COMPONENT,
+  LABEL_INSTANCE,
+  LABEL_NAME,
+  NAME_VALUE,
+  ownedLabels,
+} from '../api/group.ts';
 
 export { ownedLabels } from '../api/group.ts';
 
@@ -37,7 +45,14 @@ export function childLabels(cluster: string, component: string): Record<string, 
 }
 
 export function ownerReference(owner: OwnerCluster): OwnerReference {
-  return { apiVersion: API_VERSION_V1BETA1, kind: KIND, name: owner.metadata.name, uid: owner.metadata.uid, controller: true, blockOwnerDeletion: true };
+  return {
+    apiVersion: API_VERSION_V1BETA1,
+    kind: KIND,
+    name: owner.metadata.name,
+    uid: owner.metadata.uid,
+    controller: true,
+    blockOwnerDeletion: true,
+  };
 }
 
 /** A stable hash of JSON data: keys sorted, so the same content always hashes the same. */
@@ -48,7 +63,9 @@ export function hashOf(value: unknown): string {
 export function stableJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';

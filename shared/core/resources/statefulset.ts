@@ -8,8 +8,26 @@ import type { V1Container, V1EnvVar, V1PersistentVolumeClaim, V1StatefulSet } fr
 import { LABEL_COMPONENT } from '../api/group.ts';
 import type { DefaultedSpec } from '../api/defaults.ts';
 import { defaultImage } from '../api/versions.ts';
-import { ANNOTATION_HASH, ANNOTATION_RESTART_HASH, childLabels, hashOf, ownerReference, selectorLabels, type OwnerCluster } from './meta.ts';
-import { BUS_PORT, CLIENT_PORT, CONFIG_FILE, CONFIG_PATH, CONFIG_VOLUME, DATA_PATH, DATA_VOLUME, REDIS_CONTAINER, childNames } from './names.ts';
+import {
+  ANNOTATION_HASH,
+  ANNOTATION_RESTART_HASH,
+  childLabels,
+  hashOf,
+  ownerReference,
+  selectorLabels,
+  type OwnerCluster,
+} from './meta.ts';
+import {
+  BUS_PORT,
+  CLIENT_PORT,
+  CONFIG_FILE,
+  CONFIG_PATH,
+  CONFIG_VOLUME,
+  DATA_PATH,
+  DATA_VOLUME,
+  REDIS_CONTAINER,
+  childNames,
+} from './names.ts';
 
 export interface StatefulSetInput {
   readonly cluster: OwnerCluster;
@@ -42,12 +60,20 @@ export function desiredStatefulSet(input: StatefulSetInput): V1StatefulSet {
   const image = imageOf(spec);
   const labels = childLabels(name, 'redis');
   const restartHash = hashOf({ image, config: input.restartConfigHash, auth: input.auth });
-  const secretEnv = (envName: string) => ({ name: envName, valueFrom: { secretKeyRef: { name: input.auth.name, key: input.auth.key } } });
+  const secretEnv = (envName: string) => ({
+    name: envName,
+    valueFrom: { secretKeyRef: { name: input.auth.name, key: input.auth.key } },
+  });
   const sameCluster = { labelSelector: { matchLabels: selectorLabels(name) } };
   const sts: V1StatefulSet = {
     apiVersion: 'apps/v1',
     kind: 'StatefulSet',
-    metadata: { name: names.statefulSet, namespace: cluster.metadata.namespace, labels, ownerReferences: [ownerReference(cluster)] },
+    metadata: {
+      name: names.statefulSet,
+      namespace: cluster.metadata.namespace,
+      labels,
+      ownerReferences: [ownerReference(cluster)],
+    },
     spec: {
       serviceName: names.headlessService,
       replicas: input.replicas,
@@ -60,11 +86,16 @@ export function desiredStatefulSet(input: StatefulSetInput): V1StatefulSet {
         whenScaled: 'Delete',
       },
       template: {
-        metadata: { labels: { ...labels, [LABEL_COMPONENT]: 'redis' }, annotations: { [ANNOTATION_RESTART_HASH]: restartHash } },
+        metadata: {
+          labels: { ...labels, [LABEL_COMPONENT]: 'redis' },
+          annotations: { [ANNOTATION_RESTART_HASH]: restartHash },
+        },
         spec: {
           ...(spec.nodeSelector ? { nodeSelector: spec.nodeSelector } : {}),
           ...(spec.tolerations ? { tolerations: spec.tolerations as never } : {}),
-          ...(spec.topologySpreadConstraints ? { topologySpreadConstraints: spec.topologySpreadConstraints as never } : {}),
+          ...(spec.topologySpreadConstraints
+            ? { topologySpreadConstraints: spec.topologySpreadConstraints as never }
+            : {}),
           affinity: (spec.affinity as never) ?? {
             // Spread the nodes of one cluster; the engine still pairs replicas away from masters.
             podAntiAffinity: {
@@ -75,50 +106,87 @@ export function desiredStatefulSet(input: StatefulSetInput): V1StatefulSet {
             },
           },
           terminationGracePeriodSeconds: 30,
-          containers: [{
-            name: REDIS_CONTAINER,
-            image,
-            ...(spec.imagePullPolicy ? { imagePullPolicy: spec.imagePullPolicy } : {}),
-            command: ['redis-server', `${CONFIG_PATH}/${CONFIG_FILE}`],
-            // Paths and addresses are arguments, not file content; the password comes from
-            // the environment (Redis hides its arguments from the process title).
-            args: ['--port', String(CLIENT_PORT), '--dir', DATA_PATH, '--cluster-config-file', `${DATA_PATH}/nodes.conf`,
-              '--cluster-announce-ip', '$(POD_IP)', '--requirepass', '$(REDIS_PASSWORD)', '--masterauth', '$(REDIS_PASSWORD)'],
-            env: [
-              { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
-              secretEnv('REDIS_PASSWORD'),
-              // redis-cli reads its password from here, so probes keep it off the command line.
-              secretEnv('REDISCLI_AUTH'),
-            ],
-            ports: [{ name: 'redis', containerPort: CLIENT_PORT }, { name: 'bus', containerPort: BUS_PORT }],
-            ...(spec.resources ? { resources: spec.resources as never } : {}),
-            readinessProbe: {
-              exec: { command: ['sh', '-c', `redis-cli -h "$POD_IP" -p ${CLIENT_PORT} ping | grep -q PONG`] },
-              periodSeconds: 2, timeoutSeconds: 2, failureThreshold: 2,
+          containers: [
+            {
+              name: REDIS_CONTAINER,
+              image,
+              ...(spec.imagePullPolicy ? { imagePullPolicy: spec.imagePullPolicy } : {}),
+              command: ['redis-server', `${CONFIG_PATH}/${CONFIG_FILE}`],
+              // Paths and addresses are arguments, not file content; the password comes from
+              // the environment (Redis hides its arguments from the process title).
+              args: [
+                '--port',
+                String(CLIENT_PORT),
+                '--dir',
+                DATA_PATH,
+                '--cluster-config-file',
+                `${DATA_PATH}/nodes.conf`,
+                '--cluster-announce-ip',
+                '$(POD_IP)',
+                '--requirepass',
+                '$(REDIS_PASSWORD)',
+                '--masterauth',
+                '$(REDIS_PASSWORD)',
+              ],
+              env: [
+                { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
+                secretEnv('REDIS_PASSWORD'),
+                // redis-cli reads its password from here, so probes keep it off the command line.
+                secretEnv('REDISCLI_AUTH'),
+              ],
+              ports: [
+                { name: 'redis', containerPort: CLIENT_PORT },
+                { name: 'bus', containerPort: BUS_PORT },
+              ],
+              ...(spec.resources ? { resources: spec.resources as never } : {}),
+              readinessProbe: {
+                exec: { command: ['sh', '-c', `redis-cli -h "$POD_IP" -p ${CLIENT_PORT} ping | grep -q PONG`] },
+                periodSeconds: 2,
+                timeoutSeconds: 2,
+                failureThreshold: 2,
+              },
+              livenessProbe: {
+                tcpSocket: { port: CLIENT_PORT as never },
+                initialDelaySeconds: 5,
+                periodSeconds: 5,
+                failureThreshold: 3,
+              },
+              volumeMounts: [
+                { name: DATA_VOLUME, mountPath: DATA_PATH },
+                { name: CONFIG_VOLUME, mountPath: CONFIG_PATH },
+              ],
             },
-            livenessProbe: { tcpSocket: { port: CLIENT_PORT as never }, initialDelaySeconds: 5, periodSeconds: 5, failureThreshold: 3 },
-            volumeMounts: [{ name: DATA_VOLUME, mountPath: DATA_PATH }, { name: CONFIG_VOLUME, mountPath: CONFIG_PATH }],
-          }, ...exporterContainers(spec, secretEnv)],
+            ...exporterContainers(spec, secretEnv),
+          ],
           volumes: [{ name: CONFIG_VOLUME, configMap: { name: names.configMap } }],
         },
       },
-      volumeClaimTemplates: input.existingClaimTemplates ? [...input.existingClaimTemplates] : [{
-        metadata: { name: DATA_VOLUME, labels: childLabels(name, 'data') },
-        spec: {
-          accessModes: ['ReadWriteOnce'],
-          ...(spec.storage.className ? { storageClassName: spec.storage.className } : {}),
-          resources: { requests: { storage: spec.storage.size ?? '1Gi' } },
-        },
-      }],
+      volumeClaimTemplates: input.existingClaimTemplates
+        ? [...input.existingClaimTemplates]
+        : [
+            {
+              metadata: { name: DATA_VOLUME, labels: childLabels(name, 'data') },
+              spec: {
+                accessModes: ['ReadWriteOnce'],
+                ...(spec.storage.className ? { storageClassName: spec.storage.className } : {}),
+                resources: { requests: { storage: spec.storage.size ?? '1Gi' } },
+              },
+            },
+          ],
     },
   };
   return withHash(sts);
 }
 
 /** Sets the desired-hash annotation from the object's content (hash computed without it). */
-export function withHash<T extends { metadata?: { name?: string; annotations?: Record<string, string> } }>(object: T): T {
+export function withHash<T extends { metadata?: { name?: string; annotations?: Record<string, string> } }>(
+  object: T,
+): T {
   const hash = hashOf(object);
-  return { ...object, metadata: { ...object.metadata, annotations: { ...object.metadata?.annotations, [ANNOTATION_HASH]: hash } } };
+  return {
+    ...object,
+    metadata: { ...object.metadata, annotations: { ...object.metadata?.annotations, [ANNOTATION_HASH]: hash } },
+  };
 }
 
 export const EXPORTER_IMAGE = 'oliver006/redis_exporter:v1.62.0';
@@ -127,12 +195,18 @@ export const EXPORTER_PORT = 9121;
 /** The Prometheus exporter sidecar (spec.exporter.enabled): port `metrics`, for a ServiceMonitor. */
 function exporterContainers(spec: DefaultedSpec, secretEnv: (name: string) => V1EnvVar): V1Container[] {
   if (!spec.exporter?.enabled) return [];
-  return [{
-    name: 'exporter',
-    image: spec.exporter.image ?? EXPORTER_IMAGE,
-    env: [{ name: 'REDIS_ADDR', value: `redis://localhost:${CLIENT_PORT}` }, secretEnv('REDIS_PASSWORD'), { name: 'REDIS_EXPORTER_IS_CLUSTER', value: 'true' }],
-    ports: [{ name: 'metrics', containerPort: EXPORTER_PORT }],
-    ...(spec.exporter.resources ? { resources: spec.exporter.resources as never } : {}),
-    readinessProbe: { tcpSocket: { port: EXPORTER_PORT as never }, periodSeconds: 10 },
-  }];
+  return [
+    {
+      name: 'exporter',
+      image: spec.exporter.image ?? EXPORTER_IMAGE,
+      env: [
+        { name: 'REDIS_ADDR', value: `redis://localhost:${CLIENT_PORT}` },
+        secretEnv('REDIS_PASSWORD'),
+        { name: 'REDIS_EXPORTER_IS_CLUSTER', value: 'true' },
+      ],
+      ports: [{ name: 'metrics', containerPort: EXPORTER_PORT }],
+      ...(spec.exporter.resources ? { resources: spec.exporter.resources as never } : {}),
+      readinessProbe: { tcpSocket: { port: EXPORTER_PORT as never }, periodSeconds: 10 },
+    },
+  ];
 }

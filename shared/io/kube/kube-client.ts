@@ -3,8 +3,17 @@
 // counts every request by verb, so a test can prove a steady cluster costs no writes.
 // Adapters translate at the boundary: 404 on delete is success, 409 is a ConflictError.
 import {
-  ApiException, CoreV1Api, CustomObjectsApi, KubernetesObjectApi, PatchStrategy, setHeaderOptions,
-  type KubeConfig, type KubernetesObject, type V1Node, type V1PersistentVolumeClaim, type V1Pod,
+  ApiException,
+  CoreV1Api,
+  CustomObjectsApi,
+  KubernetesObjectApi,
+  PatchStrategy,
+  setHeaderOptions,
+  type KubeConfig,
+  type KubernetesObject,
+  type V1Node,
+  type V1PersistentVolumeClaim,
+  type V1Pod,
 } from '@kubernetes/client-node';
 import { GROUP, PLURAL, STORAGE_VERSION } from '../../core/api/group.ts';
 import type { RedisCluster, RedisClusterStatus } from '../../core/api/v1beta1.ts';
@@ -30,7 +39,10 @@ export class KubeClient {
   private readonly core: CoreV1Api;
   private readonly custom: CustomObjectsApi;
 
-  constructor(kc: KubeConfig, private readonly counter?: RequestCounter) {
+  constructor(
+    kc: KubeConfig,
+    private readonly counter?: RequestCounter,
+  ) {
     this.objects = KubernetesObjectApi.makeApiClient(kc);
     this.core = kc.makeApiClient(CoreV1Api);
     this.custom = kc.makeApiClient(CustomObjectsApi);
@@ -43,14 +55,25 @@ export class KubeClient {
   async getCluster(namespace: string, name: string): Promise<RedisCluster | undefined> {
     this.note('get', PLURAL);
     try {
-      return (await this.custom.getNamespacedCustomObject({ group: GROUP, version: STORAGE_VERSION, namespace, plural: PLURAL, name })) as RedisCluster;
+      return (await this.custom.getNamespacedCustomObject({
+        group: GROUP,
+        version: STORAGE_VERSION,
+        namespace,
+        plural: PLURAL,
+        name,
+      })) as RedisCluster;
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw error;
     }
   }
 
-  async read<T extends KubernetesObject>(apiVersion: string, kind: string, namespace: string, name: string): Promise<T | undefined> {
+  async read<T extends KubernetesObject>(
+    apiVersion: string,
+    kind: string,
+    namespace: string,
+    name: string,
+  ): Promise<T | undefined> {
     this.note('get', kind);
     try {
       return (await this.objects.read({ apiVersion, kind, metadata: { name, namespace } })) as T;
@@ -75,22 +98,52 @@ export class KubeClient {
     return (await this.core.listNode()).items;
   }
 
-  async annotate(apiVersion: string, kind: string, namespace: string, name: string, annotations: Record<string, string>): Promise<void> {
+  async annotate(
+    apiVersion: string,
+    kind: string,
+    namespace: string,
+    name: string,
+    annotations: Record<string, string>,
+  ): Promise<void> {
     this.note('patch', kind);
-    await this.objects.patch({ apiVersion, kind, metadata: { name, namespace, annotations } }, undefined, undefined, FIELD_MANAGER, undefined, PatchStrategy.MergePatch);
+    await this.objects.patch(
+      { apiVersion, kind, metadata: { name, namespace, annotations } },
+      undefined,
+      undefined,
+      FIELD_MANAGER,
+      undefined,
+      PatchStrategy.MergePatch,
+    );
   }
 
   /** Server-side apply, forcing ownership of the fields the operator manages. */
   async apply<T extends KubernetesObject>(object: T): Promise<T> {
     this.note('apply', object.kind ?? '');
-    return (await this.objects.patch(object, undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply)) as T;
+    return (await this.objects.patch(
+      object,
+      undefined,
+      undefined,
+      FIELD_MANAGER,
+      true,
+      PatchStrategy.ServerSideApply,
+    )) as T;
   }
 
   /** Deletes; an object already gone is success. */
-  async delete(object: KubernetesObject, options: { gracePeriodSeconds?: number; propagation?: 'Foreground' | 'Background' } = {}): Promise<void> {
+  async delete(
+    object: KubernetesObject,
+    options: { gracePeriodSeconds?: number; propagation?: 'Foreground' | 'Background' } = {},
+  ): Promise<void> {
     this.note('delete', object.kind ?? '');
     try {
-      await this.objects.delete(object, undefined, undefined, options.gracePeriodSeconds, undefined, options.propagation ?? 'Background');
+      await this.objects.delete(
+        object,
+        undefined,
+        undefined,
+        options.gracePeriodSeconds,
+        undefined,
+        options.propagation ?? 'Background',
+      );
     } catch (error) {
       if (!isNotFound(error)) throw error;
     }
@@ -103,33 +156,56 @@ export class KubeClient {
   async replaceStatus(cluster: RedisCluster, status: RedisClusterStatus): Promise<void> {
     this.note('patch', `${PLURAL}/status`);
     const { namespace = '', name = '' } = cluster.metadata;
-    await this.custom.replaceNamespacedCustomObjectStatus(
-      { group: GROUP, version: STORAGE_VERSION, namespace, plural: PLURAL, name, body: { ...cluster, status } },
-    ).catch(translate);
+    await this.custom
+      .replaceNamespacedCustomObjectStatus({
+        group: GROUP,
+        version: STORAGE_VERSION,
+        namespace,
+        plural: PLURAL,
+        name,
+        body: { ...cluster, status },
+      })
+      .catch(translate);
   }
 
   /** Sets metadata.finalizers, guarded by resourceVersion: a concurrent change is a conflict. */
   async setFinalizers(cluster: RedisCluster, finalizers: string[]): Promise<RedisCluster> {
     this.note('patch', PLURAL);
     const { namespace = '', name = '', resourceVersion } = cluster.metadata;
-    return (await this.custom.patchNamespacedCustomObject(
-      { group: GROUP, version: STORAGE_VERSION, namespace, plural: PLURAL, name, body: { metadata: { finalizers, resourceVersion } } },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-    ).catch(translate)) as RedisCluster;
+    return (await this.custom
+      .patchNamespacedCustomObject(
+        {
+          group: GROUP,
+          version: STORAGE_VERSION,
+          namespace,
+          plural: PLURAL,
+          name,
+          body: { metadata: { finalizers, resourceVersion } },
+        },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      )
+      .catch(translate)) as RedisCluster;
   }
 
   /** Creates or bumps a core/v1 Event (events are aggregated by a name derived from their content). */
   async event(event: { name: string; namespace: string; body: Record<string, unknown> }): Promise<void> {
     try {
       this.note('create', 'events');
-      await this.core.createNamespacedEvent({ namespace: event.namespace, body: { ...event.body, metadata: { name: event.name, namespace: event.namespace } } as never });
+      await this.core.createNamespacedEvent({
+        namespace: event.namespace,
+        body: { ...event.body, metadata: { name: event.name, namespace: event.namespace } } as never,
+      });
     } catch (error) {
       if (!isConflict(error)) throw error;
       this.note('get', 'events');
       const existing = await this.core.readNamespacedEvent({ name: event.name, namespace: event.namespace });
       this.note('patch', 'events');
       await this.core.patchNamespacedEvent(
-        { name: event.name, namespace: event.namespace, body: { count: (existing.count ?? 1) + 1, lastTimestamp: event.body.lastTimestamp } },
+        {
+          name: event.name,
+          namespace: event.namespace,
+          body: { count: (existing.count ?? 1) + 1, lastTimestamp: event.body.lastTimestamp },
+        },
         setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
       );
     }
@@ -137,6 +213,7 @@ export class KubeClient {
 }
 
 function translate(error: unknown): never {
-  if (isConflict(error)) throw new ConflictError('the RedisCluster changed while it was being updated; retrying', { cause: error });
+  if (isConflict(error))
+    throw new ConflictError('the RedisCluster changed while it was being updated; retrying', { cause: error });
   throw error;
 }

@@ -8,19 +8,23 @@ import { Redis } from 'ioredis';
 const quiet = (client: Redis) => client.on('error', () => {});
 
 export function producerConnection(url: string, commandTimeoutMs = 2_000): Redis {
-  return quiet(new Redis(url, {
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-    commandTimeout: commandTimeoutMs,
-    connectTimeout: commandTimeoutMs,
-    retryStrategy: (times) => Math.min(100 * times, 1_000),
-    lazyConnect: false,
-  }));
+  return quiet(
+    new Redis(url, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      commandTimeout: commandTimeoutMs,
+      connectTimeout: commandTimeoutMs,
+      retryStrategy: (times) => Math.min(100 * times, 1_000),
+      lazyConnect: false,
+    }),
+  );
 }
 
 export function workerConnection(url: string): Redis {
-  return quiet(new Redis(url, {
-    maxRetriesPerRequest: null,
-    retryStrategy: (times) => Math.min(100 * times, 1_000),
-  }));
+  return quiet(
+    new Redis(url, {
+      maxRetriesPerRequest: null,
+      retryStrategy: (times) => Math.min(100 * times, 1_000),
+    }),
+  );
 }

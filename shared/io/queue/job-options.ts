@@ -32,7 +32,12 @@ export interface Retention {
   readonly failedCount: number;
 }
 
-export const defaultRetention: Retention = Object.freeze({ completedAgeS: 3600, completedCount: 1000, failedAgeS: 24 * 3600, failedCount: 1000 });
+export const defaultRetention: Retention = Object.freeze({
+  completedAgeS: 3600,
+  completedCount: 1000,
+  failedAgeS: 24 * 3600,
+  failedCount: 1000,
+});
 
 /**
  * BullMQ trims the WHOLE completed (failed) set to `count` whenever a job with that option

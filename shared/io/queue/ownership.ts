@@ -20,7 +20,9 @@ export function lockOwnership(commands: Redis, lockKey: string, token: string | 
       try {
         holder = await commands.get(lockKey);
       } catch (error) {
-        throw new TransientError(`could not read the queue lock of ${key}; stopping before the next step`, { cause: error });
+        throw new TransientError(`could not read the queue lock of ${key}; stopping before the next step`, {
+          cause: error,
+        });
       }
       if (token === undefined || holder !== token) throw new OwnershipLostError(key);
     },

@@ -10,7 +10,13 @@
 //                       is counted and no retry scheduled: BullMQ's stalled check runs it again
 import { randomUUID } from 'node:crypto';
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
-import { isTerminal, OwnershipLostError, ReconcileTimeoutError, resultLabel, type Outcome } from '../../core/outcome.ts';
+import {
+  isTerminal,
+  OwnershipLostError,
+  ReconcileTimeoutError,
+  resultLabel,
+  type Outcome,
+} from '../../core/outcome.ts';
 import type { RunRecord } from '../../core/run-note.ts';
 import { backoffDelay, type BackoffPolicy } from '../../core/queue/backoff.ts';
 import type { Logger } from '../log.ts';
@@ -79,7 +85,16 @@ export interface QueueWorker {
 }
 
 export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
-  const { names, reconcile, settings, log, metrics, random = Math.random, handlers = {}, controller = 'rediscluster' } = options;
+  const {
+    names,
+    reconcile,
+    settings,
+    log,
+    metrics,
+    random = Math.random,
+    handlers = {},
+    controller = 'rediscluster',
+  } = options;
   const keys = queueKeys(names);
   const commands = workerConnection(options.redisUrl);
   commands.on('error', () => {});
@@ -92,8 +107,14 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
   /** Keeps the run for the dashboard; a failure to do so never changes what the queue does. */
   async function keep(run: RunRecord, outcome: Outcome | undefined, logger: Logger): Promise<RunReturn> {
     const note = outcome?.note;
-    const kept: RunRecord = { ...run, ...(note?.summary ? { summary: note.summary } : {}), ...(note?.status?.phase ? { phase: note.status.phase } : {}) };
-    await runs.record(kept, note).catch((error: unknown) => logger.warn({ err: error }, 'could not keep the run for the dashboard'));
+    const kept: RunRecord = {
+      ...run,
+      ...(note?.summary ? { summary: note.summary } : {}),
+      ...(note?.status?.phase ? { phase: note.status.phase } : {}),
+    };
+    await runs
+      .record(kept, note)
+      .catch((error: unknown) => logger.warn({ err: error }, 'could not keep the run for the dashboard'));
     return runReturn(kept);
   }
 
@@ -113,7 +134,14 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
     const abort = new AbortController();
     running.set(String(job.id), abort);
     try {
-      outcome = await runBounded(reconcile, key, { log: runLogger, reconcileId, failures, assertOwner }, abort, settings.timeoutMs, runLogger);
+      outcome = await runBounded(
+        reconcile,
+        key,
+        { log: runLogger, reconcileId, failures, assertOwner },
+        abort,
+        settings.timeoutMs,
+        runLogger,
+      );
     } catch (error) {
       failure = error;
     } finally {
@@ -131,7 +159,11 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
       if (outcome.kind === 'requeueAfter') await defer(job, outcome.ms, { key, reason: 'requeue' });
       runLogger.info({ outcome, ms: Math.round(seconds * 1000) }, 'reconciled');
       const result = outcome.kind === 'requeueAfter' ? 'requeue' : outcome.kind;
-      return keep({ ...run, result, ...(outcome.kind === 'requeueAfter' ? { delayMs: outcome.ms } : {}) }, outcome, runLogger);
+      return keep(
+        { ...run, result, ...(outcome.kind === 'requeueAfter' ? { delayMs: outcome.ms } : {}) },
+        outcome,
+        runLogger,
+      );
     }
     metrics?.reconcileErrors.inc({ controller });
     // 2: lost ownership: not the resource's failure; whoever holds the key now goes on.
@@ -158,22 +190,32 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
   }
 
   async function defer(job: Job<ReconcileJobData>, delayMs: number, data: ReconcileJobData): Promise<void> {
-    await scripts.knDefer(keys.dedupNext(dedupIdOf(data.key)), keys.job(String(job.id)), delayMs, jobNameOf(data.key), JSON.stringify(data));
+    await scripts.knDefer(
+      keys.dedupNext(dedupIdOf(data.key)),
+      keys.job(String(job.id)),
+      delayMs,
+      jobNameOf(data.key),
+      JSON.stringify(data),
+    );
   }
 
-  const worker = new Worker<ReconcileJobData>(names.queue, async (job, token) => {
-    const handler = handlers[job.name];
-    if (handler) return handler();
-    if (!isReconcileJob(job.name, job.data)) throw new UnrecoverableError(`unknown job ${job.name}`);
-    return runOne(job, token);
-  }, {
-    connection: workerConnection(options.redisUrl),
-    prefix: names.prefix,
-    concurrency: settings.concurrency,
-    lockDuration: settings.lockDurationMs,
-    stalledInterval: settings.stalledIntervalMs,
-    maxStalledCount: settings.maxStalledCount,
-  });
+  const worker = new Worker<ReconcileJobData>(
+    names.queue,
+    async (job, token) => {
+      const handler = handlers[job.name];
+      if (handler) return handler();
+      if (!isReconcileJob(job.name, job.data)) throw new UnrecoverableError(`unknown job ${job.name}`);
+      return runOne(job, token);
+    },
+    {
+      connection: workerConnection(options.redisUrl),
+      prefix: names.prefix,
+      concurrency: settings.concurrency,
+      lockDuration: settings.lockDurationMs,
+      stalledInterval: settings.stalledIntervalMs,
+      maxStalledCount: settings.maxStalledCount,
+    },
+  );
   worker.on('error', (error) => log.warn({ err: error }, 'queue worker error'));
   worker.on('stalled', (jobId) => log.warn({ jobId }, 'a run lost its worker; it runs again'));
   // A lock that could not be renewed is lost: stop the run at its next check of the signal.
@@ -197,7 +239,14 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
  * flight until its promise settles: a reconcile that ignores the signal keeps its key
  * (no second run can start beside it) and is reported, never abandoned.
  */
-async function runBounded(reconcile: Reconcile, key: string, context: Omit<ReconcileContext, 'signal'>, controller: AbortController, timeoutMs: number, log: Logger): Promise<Outcome> {
+async function runBounded(
+  reconcile: Reconcile,
+  key: string,
+  context: Omit<ReconcileContext, 'signal'>,
+  controller: AbortController,
+  timeoutMs: number,
+  log: Logger,
+): Promise<Outcome> {
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;

@@ -2,7 +2,14 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { QueueNames } from './keys.ts';
-import { defaultRetention, eventJobOptions, jobNameOf, resyncJobOptions, type ReconcileJobData, type Retention } from './job-options.ts';
+import {
+  defaultRetention,
+  eventJobOptions,
+  jobNameOf,
+  resyncJobOptions,
+  type ReconcileJobData,
+  type Retention,
+} from './job-options.ts';
 
 export interface ReconcileQueue {
   readonly names: QueueNames;

@@ -18,15 +18,29 @@ export interface ResyncSettings {
 
 export const resyncSchedulerId = 'resync-all';
 
-export async function scheduleResync(queue: ReconcileQueue, settings: ResyncSettings, retention: Retention = defaultRetention): Promise<void> {
-  await queue.bull.upsertJobScheduler(resyncSchedulerId, { every: settings.everyMs }, {
-    name: resyncJobName,
-    data: { key: '', reason: 'resync' },
-    opts: retained(retention),
-  });
+export async function scheduleResync(
+  queue: ReconcileQueue,
+  settings: ResyncSettings,
+  retention: Retention = defaultRetention,
+): Promise<void> {
+  await queue.bull.upsertJobScheduler(
+    resyncSchedulerId,
+    { every: settings.everyMs },
+    {
+      name: resyncJobName,
+      data: { key: '', reason: 'resync' },
+      opts: retained(retention),
+    },
+  );
 }
 
-export function resyncHandler(queue: ReconcileQueue, list: ListKeys, settings: ResyncSettings, log: Logger, random: () => number = Math.random): () => Promise<void> {
+export function resyncHandler(
+  queue: ReconcileQueue,
+  list: ListKeys,
+  settings: ResyncSettings,
+  log: Logger,
+  random: () => number = Math.random,
+): () => Promise<void> {
   return async () => {
     const keys = await list();
     for (const key of keys) await queue.enqueueResync(key, Math.floor(random() * settings.jitterMs));

@@ -12,11 +12,21 @@ export const chartWindowMs = 3_600_000;
 /** A key without a run for this long (deleted, or moved to another queue) leaves the view. */
 export const forgetAfterMs = 24 * 3_600_000;
 
-export interface DepthSample { readonly at: number; readonly waiting: number; readonly delayed: number; readonly active: number }
+export interface DepthSample {
+  readonly at: number;
+  readonly waiting: number;
+  readonly delayed: number;
+  readonly active: number;
+}
 
 /** The queue's depth from BullMQ's job counts (getJobCounts). */
 export function depthSample(counts: Readonly<Record<string, number>>, at: number): DepthSample {
-  return { at, waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0), delayed: counts.delayed ?? 0, active: counts.active ?? 0 };
+  return {
+    at,
+    waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0),
+    delayed: counts.delayed ?? 0,
+    active: counts.active ?? 0,
+  };
 }
 
 /** The job states depthSample reads. */
@@ -49,28 +59,44 @@ export function runLog(redis: Redis, names: QueueNames): RunLog {
       const stale = await redis.zrangebyscore(keys.seen, '-inf', run.at - forgetAfterMs);
       const tx = redis.multi();
       if (stale.length > 0) tx.hdel(keys.status, ...stale).zrem(keys.seen, ...stale);
-      tx.zadd(keys.timeline, run.at, `${run.at}|${run.result}|${run.jobId}`).zremrangebyscore(keys.timeline, '-inf', run.at - chartWindowMs);
+      tx.zadd(keys.timeline, run.at, `${run.at}|${run.result}|${run.jobId}`).zremrangebyscore(
+        keys.timeline,
+        '-inf',
+        run.at - chartWindowMs,
+      );
       if (note?.gone) {
         tx.del(keys.runs(run.key)).hdel(keys.status, run.key).zrem(keys.seen, run.key);
       } else {
-        tx.lpush(keys.runs(run.key), JSON.stringify(run)).ltrim(keys.runs(run.key), 0, runsKept - 1).pexpire(keys.runs(run.key), forgetAfterMs);
+        tx.lpush(keys.runs(run.key), JSON.stringify(run))
+          .ltrim(keys.runs(run.key), 0, runsKept - 1)
+          .pexpire(keys.runs(run.key), forgetAfterMs);
         tx.zadd(keys.seen, run.at, run.key);
         if (note?.status) tx.hset(keys.status, run.key, JSON.stringify(note.status));
       }
       await tx.exec();
     },
     async sampleDepth(sample) {
-      await redis.multi()
+      await redis
+        .multi()
         .zadd(keys.depth, sample.at, `${sample.at}|${sample.waiting}|${sample.delayed}|${sample.active}`)
         .zremrangebyscore(keys.depth, '-inf', sample.at - chartWindowMs)
         .exec();
     },
     async read(now) {
       const seen = await redis.zrangebyscore(keys.seen, now - forgetAfterMs, '+inf');
-      const histories = await Promise.all(seen.map(async (key): Promise<KeyHistory> => {
-        const [runs, status] = await Promise.all([redis.lrange(keys.runs(key), 0, runsKept - 1), redis.hget(keys.status, key)]);
-        return { key, runs: runs.map((r) => JSON.parse(r) as RunRecord), status: status ? JSON.parse(status) as StatusSnapshot : undefined };
-      }));
+      const histories = await Promise.all(
+        seen.map(async (key): Promise<KeyHistory> => {
+          const [runs, status] = await Promise.all([
+            redis.lrange(keys.runs(key), 0, runsKept - 1),
+            redis.hget(keys.status, key),
+          ]);
+          return {
+            key,
+            runs: runs.map((r) => JSON.parse(r) as RunRecord),
+            status: status ? (JSON.parse(status) as StatusSnapshot) : undefined,
+          };
+        }),
+      );
       const since = now - chartWindowMs;
       const timeline = (await redis.zrangebyscore(keys.timeline, since, '+inf')).map((m) => {
         const [at, result] = m.split('|');

@@ -9,5 +9,9 @@ export interface RunReturn {
 }
 
 export function runReturn(run: RunRecord): RunReturn {
-  return { outcome: describeRun(run), ...(run.summary ? { summary: run.summary } : {}), ...(run.phase ? { phase: run.phase } : {}) };
+  return {
+    outcome: describeRun(run),
+    ...(run.summary ? { summary: run.summary } : {}),
+    ...(run.phase ? { phase: run.phase } : {}),
+  };
 }

@@ -28,14 +28,24 @@ export async function applyStep(pool: NodePool, step: Step, options: ApplyOption
       try {
         await command(pool, step.node.address, 'SET-CONFIG-EPOCH', ['CLUSTER', 'SET-CONFIG-EPOCH', step.epoch]);
       } catch (error) {
-        if (error instanceof ClusterCommandError && /only when the node does not know any other node|epoch of this node is not zero/i.test(error.reply)) {
-          throw new StaleObservationError(`${nodeName(step.node.address)} already joined others; config epoch not set`, { cause: error });
+        if (
+          error instanceof ClusterCommandError &&
+          /only when the node does not know any other node|epoch of this node is not zero/i.test(error.reply)
+        ) {
+          throw new StaleObservationError(
+            `${nodeName(step.node.address)} already joined others; config epoch not set`,
+            { cause: error },
+          );
         }
         throw error;
       }
       return;
     case 'addSlots':
-      await command(pool, step.node.address, 'ADDSLOTSRANGE', ['CLUSTER', 'ADDSLOTSRANGE', ...step.ranges.flatMap((r) => [r.start, r.end])]);
+      await command(pool, step.node.address, 'ADDSLOTSRANGE', [
+        'CLUSTER',
+        'ADDSLOTSRANGE',
+        ...step.ranges.flatMap((r) => [r.start, r.end]),
+      ]);
       return;
     case 'meet':
       await command(pool, step.from.address, 'MEET', ['CLUSTER', 'MEET', step.to.ip, step.to.port]);
@@ -52,17 +62,34 @@ export async function applyStep(pool: NodePool, step: Step, options: ApplyOption
       return;
     case 'closeSlots': {
       // Re-check right before closing: a key on the importer would be stranded by STABLE.
-      const counts = await pipeline(pool, step.node.address, 'COUNTKEYSINSLOT', step.slots.map((s) => ['CLUSTER', 'COUNTKEYSINSLOT', s]));
+      const counts = await pipeline(
+        pool,
+        step.node.address,
+        'COUNTKEYSINSLOT',
+        step.slots.map((s) => ['CLUSTER', 'COUNTKEYSINSLOT', s]),
+      );
       const safe = step.slots.filter((_, i) => !counts[i]?.[0] && Number(counts[i]?.[1]) === 0);
-      const replies = await pipeline(pool, step.node.address, 'SETSLOT STABLE', safe.map((s) => ['CLUSTER', 'SETSLOT', s, 'STABLE']));
-      for (const [e] of replies) if (e) throw new ClusterCommandError('SETSLOT STABLE', nodeName(step.node.address), e.message);
-      if (safe.length < step.slots.length) throw new StaleObservationError(`${step.slots.length - safe.length} slot(s) gained keys before they could be closed`);
+      const replies = await pipeline(
+        pool,
+        step.node.address,
+        'SETSLOT STABLE',
+        safe.map((s) => ['CLUSTER', 'SETSLOT', s, 'STABLE']),
+      );
+      for (const [e] of replies)
+        if (e) throw new ClusterCommandError('SETSLOT STABLE', nodeName(step.node.address), e.message);
+      if (safe.length < step.slots.length)
+        throw new StaleObservationError(
+          `${step.slots.length - safe.length} slot(s) gained keys before they could be closed`,
+        );
       return;
     }
     case 'forget': {
       // All at once, so no node gossips the id back to one that already forgot it.
-      const results = await Promise.allSettled(step.on.map((n) => command(pool, n.address, 'FORGET', ['CLUSTER', 'FORGET', step.id])));
-      const failed = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as Error] : []))
+      const results = await Promise.allSettled(
+        step.on.map((n) => command(pool, n.address, 'FORGET', ['CLUSTER', 'FORGET', step.id])),
+      );
+      const failed = results
+        .flatMap((r) => (r.status === 'rejected' ? [r.reason as Error] : []))
         .filter((e) => !(e instanceof ClusterCommandError && /Unknown node/i.test(e.reply)));
       if (failed.length > 0) throw failed[0];
       return;

@@ -30,15 +30,21 @@ export class NodePool {
     if (existing && existing.status !== 'end' && existing.status !== 'close') return existing;
     existing?.disconnect();
     const client = new Redis({
-      host: address.ip, port: address.port,
+      host: address.ip,
+      port: address.port,
       ...(this.options.auth?.username ? { username: this.options.auth.username } : {}),
       ...(this.options.auth?.password ? { password: this.options.auth.password } : {}),
-      lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: true,
-      retryStrategy: () => null, connectTimeout: this.options.connectTimeoutMs ?? 3_000,
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      enableOfflineQueue: true,
+      retryStrategy: () => null,
+      connectTimeout: this.options.connectTimeoutMs ?? 3_000,
       commandTimeout: this.options.commandTimeoutMs ?? 60_000,
       enableReadyCheck: false,
     });
-    client.on('error', () => { /* reported by the command that failed */ });
+    client.on('error', () => {
+      /* reported by the command that failed */
+    });
     this.clients.set(key, client);
     return client;
   }
@@ -46,7 +52,15 @@ export class NodePool {
   async close(): Promise<void> {
     const all = [...this.clients.values()];
     this.clients.clear();
-    await Promise.all(all.map(async (c) => { try { await c.quit(); } catch { c.disconnect(); } }));
+    await Promise.all(
+      all.map(async (c) => {
+        try {
+          await c.quit();
+        } catch {
+          c.disconnect();
+        }
+      }),
+    );
   }
 }
 
@@ -54,10 +68,16 @@ export function nodeName(address: Address): string {
   return addressKey(address);
 }
 
-const connectionErrors = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|Connection is closed|Command timed out|connect ETIMEDOUT|Stream isn't writeable|LOADING|MASTERDOWN/i;
+const connectionErrors =
+  /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|Connection is closed|Command timed out|connect ETIMEDOUT|Stream isn't writeable|LOADING|MASTERDOWN/i;
 
 /** Runs one command; connection failures become NodeUnreachableError, refusals ClusterCommandError. */
-export async function command<T = unknown>(pool: NodePool, address: Address, operation: string, args: (string | number | Buffer)[]): Promise<T> {
+export async function command<T = unknown>(
+  pool: NodePool,
+  address: Address,
+  operation: string,
+  args: (string | number | Buffer)[],
+): Promise<T> {
   const [name, ...rest] = args;
   try {
     return (await pool.client(address).call(String(name), ...rest)) as T;
@@ -73,7 +93,13 @@ export function toNodeError(error: unknown, operation: string, address: Address)
 }
 
 /** Runs commands in one pipeline; per-command errors are returned, connection loss thrown. */
-export async function pipeline(pool: NodePool, address: Address, operation: string, commands: (string | number | Buffer)[][], buffers = false): Promise<[Error | null, unknown][]> {
+export async function pipeline(
+  pool: NodePool,
+  address: Address,
+  operation: string,
+  commands: (string | number | Buffer)[][],
+  buffers = false,
+): Promise<[Error | null, unknown][]> {
   if (commands.length === 0) return [];
   const p = pool.client(address).pipeline();
   for (const [name, ...rest] of commands) {
@@ -87,6 +113,8 @@ export async function pipeline(pool: NodePool, address: Address, operation: stri
     throw toNodeError(error, operation, address);
   }
   if (!results) throw new NodeUnreachableError(nodeName(address));
-  for (const [error] of results) if (error && connectionErrors.test(error.message)) throw new NodeUnreachableError(nodeName(address), { cause: error });
+  for (const [error] of results)
+    if (error && connectionErrors.test(error.message))
+      throw new NodeUnreachableError(nodeName(address), { cause: error });
   return results;
 }

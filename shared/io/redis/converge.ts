@@ -17,7 +17,11 @@ export interface ConvergeOptions extends ApplyOptions {
   readonly onPlan?: (plan: ClusterPlan) => void;
 }
 
-export async function converge(pool: NodePool, desired: DesiredCluster, options: ConvergeOptions = {}): Promise<ClusterPlan> {
+export async function converge(
+  pool: NodePool,
+  desired: DesiredCluster,
+  options: ConvergeOptions = {},
+): Promise<ClusterPlan> {
   const deadline = Date.now() + (options.deadlineMs ?? 120_000);
   const until = options.until ?? ((p: ClusterPlan) => p.converged);
   let last: ClusterPlan | undefined;
@@ -31,9 +35,16 @@ export async function converge(pool: NodePool, desired: DesiredCluster, options:
     } catch (error) {
       // What the reconciler retries on its next pass (a failover Redis abandoned, keys that
       // arrived mid-move, a plan overtaken by gossip) is retried here too; the rest is thrown.
-      if (!(error instanceof FailoverTimeoutError || error instanceof SlotNotEmptyError || error instanceof StaleObservationError)) throw error;
+      if (!(
+        error instanceof FailoverTimeoutError ||
+        error instanceof SlotNotEmptyError ||
+        error instanceof StaleObservationError
+      ))
+        throw error;
     }
     if (last.steps.length === 0) await new Promise((r) => setTimeout(r, Math.min(last?.requeueAfterMs || 200, 500)));
   }
-  throw new Error(`cluster did not converge: ${last ? `${last.progress.phase}: ${last.progress.message}; ${last.problems.map((p) => p.code).join(',')}` : 'no plan'}`);
+  throw new Error(
+    `cluster did not converge: ${last ? `${last.progress.phase}: ${last.progress.message}; ${last.problems.map((p) => p.code).join(',')}` : 'no plan'}`,
+  );
 }

@@ -6,7 +6,13 @@ import { FailoverTimeoutError } from '../../core/cluster/errors.ts';
 import type { NodeRef, Step } from '../../core/cluster/steps.ts';
 import { command, nodeName, type NodePool } from './connection.ts';
 
-export async function failover(pool: NodePool, replica: NodeRef, mode: Extract<Step, { kind: 'failover' }>['mode'], timeoutMs = 20_000, signal?: AbortSignal): Promise<void> {
+export async function failover(
+  pool: NodePool,
+  replica: NodeRef,
+  mode: Extract<Step, { kind: 'failover' }>['mode'],
+  timeoutMs = 20_000,
+  signal?: AbortSignal,
+): Promise<void> {
   const args = mode === 'default' ? ['CLUSTER', 'FAILOVER'] : ['CLUSTER', 'FAILOVER', mode.toUpperCase()];
   await command(pool, replica.address, `CLUSTER FAILOVER ${mode}`, args);
   const deadline = Date.now() + timeoutMs;

@@ -30,10 +30,19 @@ const MAX_IO_RETRIES = 5;
 /** Keys one GETKEYSINSLOT pipeline may list (a long listing blocks the source too). */
 const LIST_KEYS = 8_000;
 
-interface SlotKeys { readonly slot: number; readonly keys: Buffer[] }
+interface SlotKeys {
+  readonly slot: number;
+  readonly keys: Buffer[];
+}
 
 /** Moves the keys of `slots` (open on both ends); returns how many moved. */
-export async function moveKeys(pool: NodePool, source: NodeRef, target: NodeRef, slots: readonly number[], o: KeyMoveOptions): Promise<number> {
+export async function moveKeys(
+  pool: NodePool,
+  source: NodeRef,
+  target: NodeRef,
+  slots: readonly number[],
+  o: KeyMoveOptions,
+): Promise<number> {
   const depth = Math.max(1, o.migrateDepth);
   const group = Math.max(depth, Math.floor(LIST_KEYS / Math.max(1, o.batchKeys)));
   const retries = { io: 0 };
@@ -76,7 +85,13 @@ function pacer(share: number): { after(busyMs: number): Promise<void> } {
 }
 
 async function listKeys(pool: NodePool, source: NodeRef, slots: readonly number[], batch: number): Promise<SlotKeys[]> {
-  const lists = await pipeline(pool, source.address, 'GETKEYSINSLOT', slots.map((s) => ['CLUSTER', 'GETKEYSINSLOT', s, batch]), true);
+  const lists = await pipeline(
+    pool,
+    source.address,
+    'GETKEYSINSLOT',
+    slots.map((s) => ['CLUSTER', 'GETKEYSINSLOT', s, batch]),
+    true,
+  );
   const work: SlotKeys[] = [];
   lists.forEach(([e, keys], i) => {
     if (e) throw new ClusterCommandError('GETKEYSINSLOT', nodeName(source.address), e.message);
@@ -92,8 +107,18 @@ async function listKeys(pool: NodePool, source: NodeRef, slots: readonly number[
  * O(1) per key, an estimate for big collections) is asked for the whole listing in one pipeline,
  * one round trip per listing rather than per batch; a key over the limit goes alone.
  */
-async function byBytes(pool: NodePool, source: NodeRef, listed: readonly SlotKeys[], maxBytes: number): Promise<SlotKeys[]> {
-  const sizes = await pipeline(pool, source.address, 'MEMORY USAGE', listed.flatMap((w) => w.keys.map((k) => ['MEMORY', 'USAGE', k])));
+async function byBytes(
+  pool: NodePool,
+  source: NodeRef,
+  listed: readonly SlotKeys[],
+  maxBytes: number,
+): Promise<SlotKeys[]> {
+  const sizes = await pipeline(
+    pool,
+    source.address,
+    'MEMORY USAGE',
+    listed.flatMap((w) => w.keys.map((k) => ['MEMORY', 'USAGE', k])),
+  );
   const batches: SlotKeys[] = [];
   let at = 0;
   for (const w of listed) {
@@ -102,7 +127,11 @@ async function byBytes(pool: NodePool, source: NodeRef, listed: readonly SlotKey
     for (const key of w.keys) {
       // A key gone since the listing has no size (null); MIGRATE skips it.
       const size = Number(sizes[at++]?.[1] ?? 0) || 0;
-      if (keys.length > 0 && bytes + size > maxBytes) { batches.push({ slot: w.slot, keys }); keys = []; bytes = 0; }
+      if (keys.length > 0 && bytes + size > maxBytes) {
+        batches.push({ slot: w.slot, keys });
+        keys = [];
+        bytes = 0;
+      }
       keys.push(key);
       bytes += size;
     }
@@ -112,28 +141,59 @@ async function byBytes(pool: NodePool, source: NodeRef, listed: readonly SlotKey
 }
 
 /** One pipeline of MIGRATE ... KEYS (one per batch); returns the keys moved. */
-async function migrate(pool: NodePool, source: NodeRef, target: NodeRef, work: readonly SlotKeys[], o: KeyMoveOptions, retries: { io: number }): Promise<number> {
+async function migrate(
+  pool: NodePool,
+  source: NodeRef,
+  target: NodeRef,
+  work: readonly SlotKeys[],
+  o: KeyMoveOptions,
+  retries: { io: number },
+): Promise<number> {
   const auth = migrateAuthArgs(pool.auth);
-  const command = (w: SlotKeys, replace: boolean) => ['MIGRATE', target.address.ip, target.address.port, '', 0, o.timeoutMs, ...(replace ? ['REPLACE'] : []), ...auth, 'KEYS', ...w.keys];
-  const replies = await pipeline(pool, source.address, 'MIGRATE', work.map((w) => command(w, false)));
+  const command = (w: SlotKeys, replace: boolean) => [
+    'MIGRATE',
+    target.address.ip,
+    target.address.port,
+    '',
+    0,
+    o.timeoutMs,
+    ...(replace ? ['REPLACE'] : []),
+    ...auth,
+    'KEYS',
+    ...w.keys,
+  ];
+  const replies = await pipeline(
+    pool,
+    source.address,
+    'MIGRATE',
+    work.map((w) => command(w, false)),
+  );
   let moved = 0;
   for (const [i, [e]] of replies.entries()) {
     const w = work[i] as SlotKeys;
-    if (!e) { moved += w.keys.length; continue; }
+    if (!e) {
+      moved += w.keys.length;
+      continue;
+    }
     if (/BUSYKEY/.test(e.message)) {
       // The source's copy is the truth while the slot migrates to this target (busy-keys.ts).
       if (!(await isMigratingTo(pool, source, target, w.slot))) {
-        throw new StaleObservationError(`slot ${w.slot} is no longer migrating from ${nodeName(source.address)} to ${nodeName(target.address)}`);
+        throw new StaleObservationError(
+          `slot ${w.slot} is no longer migrating from ${nodeName(source.address)} to ${nodeName(target.address)}`,
+        );
       }
       const [again] = await pipeline(pool, source.address, 'MIGRATE REPLACE', [command(w, true)]);
-      if (again?.[0]) throw new ClusterCommandError('MIGRATE REPLACE', nodeName(source.address), redacted(again[0].message));
+      if (again?.[0])
+        throw new ClusterCommandError('MIGRATE REPLACE', nodeName(source.address), redacted(again[0].message));
       moved += w.keys.length;
     } else if (/Hash slot not served/i.test(e.message) && retries.io < MAX_IO_RETRIES) {
       // The target imports the slot but knows no owner for it: a node that imports a slot
       // ignores other nodes' claims to it, and once the source it knew was demoted by a
       // failover it dropped that owner too. Tell it the owner; the slot is listed again.
       retries.io++;
-      const [set] = await pipeline(pool, target.address, 'SETSLOT NODE', [['CLUSTER', 'SETSLOT', w.slot, 'NODE', source.id]]);
+      const [set] = await pipeline(pool, target.address, 'SETSLOT NODE', [
+        ['CLUSTER', 'SETSLOT', w.slot, 'NODE', source.id],
+      ]);
       if (set?.[0]) throw new ClusterCommandError('SETSLOT NODE (importer)', nodeName(target.address), set[0].message);
     } else if (/IOERR|timeout/i.test(e.message) && retries.io < MAX_IO_RETRIES) {
       // The slot is listed again in the next round.

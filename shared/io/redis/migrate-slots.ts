@@ -62,9 +62,22 @@ export interface MigrateResult {
 }
 
 /** The defaults: see MigrateOptions; measured with `npm run bench -- migrate`. */
-export const MIGRATE_DEFAULTS = Object.freeze({ batchKeys: 32, batchBytes: 8 * 1024 * 1024, chunkSlots: 128, migrateDepth: 1, parallelMoves: 1, busyShare: 1, timeoutMs: 60_000 });
+export const MIGRATE_DEFAULTS = Object.freeze({
+  batchKeys: 32,
+  batchBytes: 8 * 1024 * 1024,
+  chunkSlots: 128,
+  migrateDepth: 1,
+  parallelMoves: 1,
+  busyShare: 1,
+  timeoutMs: 60_000,
+});
 
-export async function migrateSlots(pool: NodePool, moves: readonly SlotMove[], masters: readonly NodeRef[], options: MigrateOptions = {}): Promise<MigrateResult> {
+export async function migrateSlots(
+  pool: NodePool,
+  moves: readonly SlotMove[],
+  masters: readonly NodeRef[],
+  options: MigrateOptions = {},
+): Promise<MigrateResult> {
   const totalSlots = moves.reduce((n, m) => n + m.slots.length, 0);
   const tally = { movedSlots: 0, movedKeys: 0 };
   const report = () => options.onProgress?.({ ...tally, totalSlots });
@@ -75,12 +88,22 @@ export async function migrateSlots(pool: NodePool, moves: readonly SlotMove[], m
   let failure: unknown;
   while ((queue.length > 0 || running.size > 0) && failure === undefined) {
     const index = queue.findIndex((m) => !busy.has(m.source.id) && !busy.has(m.target.id));
-    if (index < 0 || running.size >= Math.max(1, options.parallelMoves ?? MIGRATE_DEFAULTS.parallelMoves)) { await Promise.race(running); continue; }
+    if (index < 0 || running.size >= Math.max(1, options.parallelMoves ?? MIGRATE_DEFAULTS.parallelMoves)) {
+      await Promise.race(running);
+      continue;
+    }
     const [move] = queue.splice(index, 1) as [SlotMove];
-    busy.add(move.source.id); busy.add(move.target.id);
+    busy.add(move.source.id);
+    busy.add(move.target.id);
     const task: Promise<void> = runMove(pool, move, masters, options, tally, report)
-      .catch((error: unknown) => { failure ??= error; })
-      .finally(() => { busy.delete(move.source.id); busy.delete(move.target.id); running.delete(task); });
+      .catch((error: unknown) => {
+        failure ??= error;
+      })
+      .finally(() => {
+        busy.delete(move.source.id);
+        busy.delete(move.target.id);
+        running.delete(task);
+      });
     running.add(task);
   }
   await Promise.all(running);
@@ -88,7 +111,14 @@ export async function migrateSlots(pool: NodePool, moves: readonly SlotMove[], m
   return tally;
 }
 
-async function runMove(pool: NodePool, move: SlotMove, masters: readonly NodeRef[], options: MigrateOptions, tally: { movedSlots: number; movedKeys: number }, report: () => void): Promise<void> {
+async function runMove(
+  pool: NodePool,
+  move: SlotMove,
+  masters: readonly NodeRef[],
+  options: MigrateOptions,
+  tally: { movedSlots: number; movedKeys: number },
+  report: () => void,
+): Promise<void> {
   const chunk = Math.max(1, options.chunkSlots ?? MIGRATE_DEFAULTS.chunkSlots);
   // Telling the other masters is off the critical path: at most one chunk's worth in flight.
   let informing: Promise<void> = Promise.resolve();
@@ -106,20 +136,48 @@ async function runMove(pool: NodePool, move: SlotMove, masters: readonly NodeRef
 }
 
 /** Stage 6: SETSLOT NODE on every other master (saves clients a redirect; gossip does it anyway). */
-async function informOthers(pool: NodePool, move: SlotMove, slots: readonly number[], masters: readonly NodeRef[], options: MigrateOptions): Promise<void> {
-  await Promise.all(masters.filter((m) => m.id !== move.source.id && m.id !== move.target.id).map(async (m) => {
-    try {
-      await pipeline(pool, m.address, 'SETSLOT NODE', slots.map((s) => ['CLUSTER', 'SETSLOT', s, 'NODE', move.target.id]));
-    } catch { /* an unreachable master learns the owner by gossip */ }
-  }));
+async function informOthers(
+  pool: NodePool,
+  move: SlotMove,
+  slots: readonly number[],
+  masters: readonly NodeRef[],
+  options: MigrateOptions,
+): Promise<void> {
+  await Promise.all(
+    masters
+      .filter((m) => m.id !== move.source.id && m.id !== move.target.id)
+      .map(async (m) => {
+        try {
+          await pipeline(
+            pool,
+            m.address,
+            'SETSLOT NODE',
+            slots.map((s) => ['CLUSTER', 'SETSLOT', s, 'NODE', move.target.id]),
+          );
+        } catch {
+          /* an unreachable master learns the owner by gossip */
+        }
+      }),
+  );
   options.onStage?.('others', slots);
 }
 
-async function moveChunk(pool: NodePool, source: NodeRef, target: NodeRef, slots: readonly number[], options: MigrateOptions): Promise<number> {
+async function moveChunk(
+  pool: NodePool,
+  source: NodeRef,
+  target: NodeRef,
+  slots: readonly number[],
+  options: MigrateOptions,
+): Promise<number> {
   const stage = (s: MigrationStage) => options.onStage?.(s, slots);
   // 1: IMPORTING on the target ("already the owner" = a previous run got past stage 4)
   const targetOwns = new Set<number>();
-  const imp = await pipeline(pool, target.address, 'SETSLOT IMPORTING', slots.map((s) => ['CLUSTER', 'SETSLOT', s, 'IMPORTING', source.id]));
+  const imp = await pipeline(
+    pool,
+    target.address,
+    'SETSLOT IMPORTING',
+    slots.map((s) => ['CLUSTER', 'SETSLOT', s, 'IMPORTING', source.id]),
+  );
   imp.forEach(([e], i) => {
     if (!e) return;
     if (/already the owner/i.test(e.message)) targetOwns.add(slots[i] as number);
@@ -127,12 +185,20 @@ async function moveChunk(pool: NodePool, source: NodeRef, target: NodeRef, slots
   });
   stage('importing');
   // 2: MIGRATING on the source ("not the owner" is fine only when the target owns the slot)
-  const mig = await pipeline(pool, source.address, 'SETSLOT MIGRATING', slots.map((s) => ['CLUSTER', 'SETSLOT', s, 'MIGRATING', target.id]));
+  const mig = await pipeline(
+    pool,
+    source.address,
+    'SETSLOT MIGRATING',
+    slots.map((s) => ['CLUSTER', 'SETSLOT', s, 'MIGRATING', target.id]),
+  );
   mig.forEach(([e], i) => {
     if (!e) return;
     const slot = slots[i] as number;
     if (/not the owner/i.test(e.message) && targetOwns.has(slot)) return;
-    if (/not the owner/i.test(e.message)) throw new StaleObservationError(`slot ${slot} is owned by neither ${nodeName(source.address)} nor ${nodeName(target.address)}`);
+    if (/not the owner/i.test(e.message))
+      throw new StaleObservationError(
+        `slot ${slot} is owned by neither ${nodeName(source.address)} nor ${nodeName(target.address)}`,
+      );
     throw new ClusterCommandError('SETSLOT MIGRATING', nodeName(source.address), e.message);
   });
   stage('migrating');
@@ -152,17 +218,35 @@ async function moveChunk(pool: NodePool, source: NodeRef, target: NodeRef, slots
   // keys it lacks to the target (ASK).
   await expectEmpty(pool, source, slots);
   // 4: the target owns the slots first, 5: then the source, 6: then every other master
-  const onTarget = await pipeline(pool, target.address, 'SETSLOT NODE', slots.map((s) => ['CLUSTER', 'SETSLOT', s, 'NODE', target.id]));
-  for (const [e] of onTarget) if (e) throw new ClusterCommandError('SETSLOT NODE (target)', nodeName(target.address), e.message);
+  const onTarget = await pipeline(
+    pool,
+    target.address,
+    'SETSLOT NODE',
+    slots.map((s) => ['CLUSTER', 'SETSLOT', s, 'NODE', target.id]),
+  );
+  for (const [e] of onTarget)
+    if (e) throw new ClusterCommandError('SETSLOT NODE (target)', nodeName(target.address), e.message);
   stage('target');
-  const onSource = await pipeline(pool, source.address, 'SETSLOT NODE', slots.map((s) => ['CLUSTER', 'SETSLOT', s, 'NODE', target.id]));
-  for (const [e] of onSource) if (e && !/only with masters/i.test(e.message)) throw new ClusterCommandError('SETSLOT NODE (source)', nodeName(source.address), e.message);
+  const onSource = await pipeline(
+    pool,
+    source.address,
+    'SETSLOT NODE',
+    slots.map((s) => ['CLUSTER', 'SETSLOT', s, 'NODE', target.id]),
+  );
+  for (const [e] of onSource)
+    if (e && !/only with masters/i.test(e.message))
+      throw new ClusterCommandError('SETSLOT NODE (source)', nodeName(source.address), e.message);
   stage('source');
   return moved;
 }
 
 async function expectEmpty(pool: NodePool, source: NodeRef, slots: readonly number[]): Promise<void> {
-  const counts = await pipeline(pool, source.address, 'COUNTKEYSINSLOT', slots.map((s) => ['CLUSTER', 'COUNTKEYSINSLOT', s]));
+  const counts = await pipeline(
+    pool,
+    source.address,
+    'COUNTKEYSINSLOT',
+    slots.map((s) => ['CLUSTER', 'COUNTKEYSINSLOT', s]),
+  );
   const left: Record<number, number> = {};
   counts.forEach(([e, n], i) => {
     if (e) throw new ClusterCommandError('COUNTKEYSINSLOT', nodeName(source.address), e.message);

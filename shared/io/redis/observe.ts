@@ -14,30 +14,50 @@ const keysBySlot = readFileSync(new URL('./lua/keys-by-slot-0.lua', import.meta.
 
 type Clock = () => number;
 
-export async function observe(pods: readonly PodPlacement[], pool: NodePool, clock: Clock = Date.now): Promise<Topology> {
+export async function observe(
+  pods: readonly PodPlacement[],
+  pool: NodePool,
+  clock: Clock = Date.now,
+): Promise<Topology> {
   const unreachable: UnreachablePod[] = [];
-  const raw = await Promise.all(pods.map(async (pod) => {
-    try {
-      const replies = await pipeline(pool, pod.address, 'observe', [
-        ['CLUSTER', 'NODES'], ['CLUSTER', 'INFO'], ['INFO', 'replication'], ['DBSIZE'], ['CONFIG', 'GET', 'cluster-node-timeout'],
-      ]);
-      const failed = replies.find(([e]) => e);
-      if (failed?.[0]) throw failed[0];
-      const [nodes, info, replication, keys, timeout] = replies.map(([, v]) => v);
-      const entries = parseClusterNodes(String(nodes));
-      const me = entries.find((e) => e.myself);
-      if (!me) throw new Error('CLUSTER NODES has no myself line');
-      const view: NodeView = {
-        pod: pod.name, address: pod.address, id: me.id, entries,
-        info: parseClusterInfo(String(info)), replication: parseReplicationInfo(String(replication)),
-        keys: Number(keys), nodeTimeoutMs: Number((timeout as string[] | undefined)?.[1] ?? 15000), keysInSlot: {},
-      };
-      return view;
-    } catch (error) {
-      unreachable.push({ pod: pod.name, address: pod.address, reason: error instanceof Error ? error.message : String(error) });
-      return undefined;
-    }
-  }));
+  const raw = await Promise.all(
+    pods.map(async (pod) => {
+      try {
+        const replies = await pipeline(pool, pod.address, 'observe', [
+          ['CLUSTER', 'NODES'],
+          ['CLUSTER', 'INFO'],
+          ['INFO', 'replication'],
+          ['DBSIZE'],
+          ['CONFIG', 'GET', 'cluster-node-timeout'],
+        ]);
+        const failed = replies.find(([e]) => e);
+        if (failed?.[0]) throw failed[0];
+        const [nodes, info, replication, keys, timeout] = replies.map(([, v]) => v);
+        const entries = parseClusterNodes(String(nodes));
+        const me = entries.find((e) => e.myself);
+        if (!me) throw new Error('CLUSTER NODES has no myself line');
+        const view: NodeView = {
+          pod: pod.name,
+          address: pod.address,
+          id: me.id,
+          entries,
+          info: parseClusterInfo(String(info)),
+          replication: parseReplicationInfo(String(replication)),
+          keys: Number(keys),
+          nodeTimeoutMs: Number((timeout as string[] | undefined)?.[1] ?? 15000),
+          keysInSlot: {},
+        };
+        return view;
+      } catch (error) {
+        unreachable.push({
+          pod: pod.name,
+          address: pod.address,
+          reason: error instanceof Error ? error.message : String(error),
+        });
+        return undefined;
+      }
+    }),
+  );
   const views = raw.filter((v): v is NodeView => v !== undefined);
 
   // Slots worth counting keys of: open anywhere, or assigned to nobody.
@@ -49,18 +69,34 @@ export async function observe(pods: readonly PodPlacement[], pool: NodePool, clo
     for (const m of me?.migrating ?? []) interesting.add(m.slot);
     for (const i of me?.importing ?? []) interesting.add(i.slot);
   }
-  assigned.forEach((a, s) => { if (!a) interesting.add(s); });
+  assigned.forEach((a, s) => {
+    if (!a) interesting.add(s);
+  });
   const slots = [...interesting];
-  const counted = await Promise.all(views.map(async (v) => {
-    const keysInSlot: Record<number, number> = await strayKeys(pool, v);
-    if (slots.length === 0) return { ...v, keysInSlot };
-    if (v.keys === 0) { for (const s of slots) keysInSlot[s] = 0; return { ...v, keysInSlot }; }
-    try {
-      const replies = await pipeline(pool, v.address, 'count keys', slots.map((s) => ['CLUSTER', 'COUNTKEYSINSLOT', s]));
-      replies.forEach(([e, n], i) => { if (!e) keysInSlot[slots[i] as number] = Number(n); });
-    } catch { /* counts stay unknown: the planner treats unknown as "may hold keys" */ }
-    return { ...v, keysInSlot };
-  }));
+  const counted = await Promise.all(
+    views.map(async (v) => {
+      const keysInSlot: Record<number, number> = await strayKeys(pool, v);
+      if (slots.length === 0) return { ...v, keysInSlot };
+      if (v.keys === 0) {
+        for (const s of slots) keysInSlot[s] = 0;
+        return { ...v, keysInSlot };
+      }
+      try {
+        const replies = await pipeline(
+          pool,
+          v.address,
+          'count keys',
+          slots.map((s) => ['CLUSTER', 'COUNTKEYSINSLOT', s]),
+        );
+        replies.forEach(([e, n], i) => {
+          if (!e) keysInSlot[slots[i] as number] = Number(n);
+        });
+      } catch {
+        /* counts stay unknown: the planner treats unknown as "may hold keys" */
+      }
+      return { ...v, keysInSlot };
+    }),
+  );
   return { views: counted, unreachable, observedAt: clock() };
 }
 
@@ -72,7 +108,10 @@ async function strayKeys(pool: NodePool, view: NodeView): Promise<Record<number,
   const stray: Record<number, number> = {};
   try {
     const flat = await command<number[]>(pool, view.address, 'keys by slot', ['EVAL', keysBySlot, 0]);
-    for (let i = 0; i + 1 < flat.length; i += 2) if (!owned.has(Number(flat[i]))) stray[Number(flat[i])] = Number(flat[i + 1]);
-  } catch { /* unknown: the planner sees no stray key on this node this pass */ }
+    for (let i = 0; i + 1 < flat.length; i += 2)
+      if (!owned.has(Number(flat[i]))) stray[Number(flat[i])] = Number(flat[i + 1]);
+  } catch {
+    /* unknown: the planner sees no stray key on this node this pass */
+  }
   return stray;
 }

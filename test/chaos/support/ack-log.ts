@@ -4,9 +4,17 @@
 import { readFile } from 'node:fs/promises';
 import { Cluster } from 'ioredis';
 
-export interface AckedWrite { readonly at: number; readonly key: string; readonly waited: boolean }
+export interface AckedWrite {
+  readonly at: number;
+  readonly key: string;
+  readonly waited: boolean;
+}
 
-export interface AckLog { readonly writes: AckedWrite[]; readonly errors: number; readonly errorSamples: string[] }
+export interface AckLog {
+  readonly writes: AckedWrite[];
+  readonly errors: number;
+  readonly errorSamples: string[];
+}
 
 export interface LossReport {
   readonly acked: number;
@@ -46,24 +54,37 @@ export function losses(log: AckLog, present: ReadonlySet<string>, faultAt: numbe
     lostAckedWithWait: lost.filter((w) => w.waited).length,
     lostBeforeFault: lost.filter((w) => w.at < faultAt).length,
     clientErrors: log.errors,
-    samples: [...lost.slice(0, 5).map((w) => `lost ${w.waited ? 'W' : 'P'} ${w.key} acked at ${new Date(w.at).toISOString()}`), ...log.errorSamples],
+    samples: [
+      ...lost.slice(0, 5).map((w) => `lost ${w.waited ? 'W' : 'P'} ${w.key} acked at ${new Date(w.at).toISOString()}`),
+      ...log.errorSamples,
+    ],
   };
 }
 
 /** Reads every logged key back from the cluster; a key counts as present when it holds its own name. */
-export async function checkAckLog(path: string, seeds: { ip: string; port: number }[], password: string | undefined, faultAt: number): Promise<LossReport> {
+export async function checkAckLog(
+  path: string,
+  seeds: { ip: string; port: number }[],
+  password: string | undefined,
+  faultAt: number,
+): Promise<LossReport> {
   const log = parseAckLog(await readFile(path, 'utf8'));
-  const cluster = new Cluster(seeds.map((s) => ({ host: s.ip, port: s.port })), {
-    enableAutoPipelining: true,
-    redisOptions: { ...(password ? { password } : {}), commandTimeout: 10_000 },
-  });
+  const cluster = new Cluster(
+    seeds.map((s) => ({ host: s.ip, port: s.port })),
+    {
+      enableAutoPipelining: true,
+      redisOptions: { ...(password ? { password } : {}), commandTimeout: 10_000 },
+    },
+  );
   cluster.on('error', () => {});
   const present = new Set<string>();
   try {
     for (let i = 0; i < log.writes.length; i += 1000) {
       const batch = log.writes.slice(i, i + 1000);
       const values = await Promise.all(batch.map((w) => cluster.get(w.key)));
-      batch.forEach((w, j) => { if (values[j] === w.key) present.add(w.key); });
+      batch.forEach((w, j) => {
+        if (values[j] === w.key) present.add(w.key);
+      });
     }
   } finally {
     cluster.disconnect();

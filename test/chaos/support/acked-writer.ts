@@ -36,15 +36,22 @@ export class AckedWriter {
   private readonly exited: Promise<void>;
 
   private constructor(readonly spec: WriterSpec) {
-    this.child = fork(self, [JSON.stringify(spec)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    this.child = fork(self, [JSON.stringify(spec)], {
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     this.exited = new Promise((resolve) => this.child.once('exit', () => resolve()));
-    this.child.on('error', () => { /* a send to an exited child */ });
+    this.child.on('error', () => {
+      /* a send to an exited child */
+    });
   }
 
   static async start(spec: WriterSpec): Promise<AckedWriter> {
     const writer = new AckedWriter(spec);
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error('the acked writer found no cluster within 60 s')), 60_000); });
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('the acked writer found no cluster within 60 s')), 60_000);
+    });
     try {
       await Promise.race([writer.next('ready'), late]);
     } catch (error) {
@@ -77,7 +84,12 @@ export class AckedWriter {
 
   private next(type: FromChild['type']): Promise<void> {
     return new Promise((resolve, reject) => {
-      const onMessage = (m: FromChild) => { if (m.type === type) { this.child.off('message', onMessage); resolve(); } };
+      const onMessage = (m: FromChild) => {
+        if (m.type === type) {
+          this.child.off('message', onMessage);
+          resolve();
+        }
+      };
       this.child.on('message', onMessage);
       void this.exited.then(() => reject(new Error(`the acked writer exited before it was ${type}`)));
     });
@@ -87,12 +99,26 @@ export class AckedWriter {
 /** Child side. */
 async function runChild(spec: WriterSpec): Promise<void> {
   const fd = openSync(spec.log, 'a');
-  const line = (kind: 'P' | 'W' | 'E', text: string) => writeSync(fd, `${Date.now()} ${kind} ${text.replace(/\s+/g, ' ')}\n`);
-  const cluster = new Cluster(spec.seeds.map((s) => ({ host: s.ip, port: s.port })), {
-    redisOptions: { ...(spec.password ? { password: spec.password } : {}), commandTimeout: commandTimeoutMs, maxRetriesPerRequest: 2, connectTimeout: 2_000 },
-    retryDelayOnFailover: 200, retryDelayOnClusterDown: 200, retryDelayOnTryAgain: 200, slotsRefreshTimeout: 2_000,
+  const line = (kind: 'P' | 'W' | 'E', text: string) =>
+    writeSync(fd, `${Date.now()} ${kind} ${text.replace(/\s+/g, ' ')}\n`);
+  const cluster = new Cluster(
+    spec.seeds.map((s) => ({ host: s.ip, port: s.port })),
+    {
+      redisOptions: {
+        ...(spec.password ? { password: spec.password } : {}),
+        commandTimeout: commandTimeoutMs,
+        maxRetriesPerRequest: 2,
+        connectTimeout: 2_000,
+      },
+      retryDelayOnFailover: 200,
+      retryDelayOnClusterDown: 200,
+      retryDelayOnTryAgain: 200,
+      slotsRefreshTimeout: 2_000,
+    },
+  );
+  cluster.on('error', () => {
+    /* each failed command is logged */
   });
-  cluster.on('error', () => { /* each failed command is logged */ });
   let stopping = false;
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   const lane = async (name: 'p' | 'w') => {
@@ -114,9 +140,16 @@ async function runChild(spec: WriterSpec): Promise<void> {
       await sleep(Math.max(0, interval - (Date.now() - started)));
     }
   };
-  process.on('disconnect', () => { stopping = true; });
+  process.on('disconnect', () => {
+    stopping = true;
+  });
   process.on('message', (m: ToChild) => {
-    if (m.type === 'seeds') Reflect.set(cluster, 'startupNodes', m.seeds.map((s) => ({ host: s.ip, port: s.port })));
+    if (m.type === 'seeds')
+      Reflect.set(
+        cluster,
+        'startupNodes',
+        m.seeds.map((s) => ({ host: s.ip, port: s.port })),
+      );
     else stopping = true;
   });
   await new Promise<void>((resolve) => cluster.once('ready', () => resolve()));

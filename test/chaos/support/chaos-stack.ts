@@ -24,11 +24,19 @@ export function chaosStack(): Promise<ChaosStack> {
     const env = await localEnvironment({ nodes: 4, zones: ['zone-a', 'zone-b', 'zone-a', 'zone-b'] });
     const dir = await mkdtemp(join(tmpdir(), 'knredis-chaos-'));
     const stack = await startOperatorStack({
-      kubeconfig: env.kubeconfigPath, kubectl: env.kubectlPath, dir, workers: WORKERS,
+      kubeconfig: env.kubeconfigPath,
+      kubectl: env.kubectlPath,
+      dir,
+      workers: WORKERS,
       webhookConfigurationName: `knredis-chaos-${process.pid}`,
       // A short lock brings a killed worker's run back soon; frequent resyncs stand in for the
       // events a restarted API server or a stalled queue lost.
-      extraEnv: { RESYNC_INTERVAL_MS: '2000', RESYNC_JITTER_MS: '0', QUEUE_LOCK_DURATION_MS: '5000', QUEUE_STALLED_INTERVAL_MS: '1000' },
+      extraEnv: {
+        RESYNC_INTERVAL_MS: '2000',
+        RESYNC_JITTER_MS: '0',
+        QUEUE_LOCK_DURATION_MS: '5000',
+        QUEUE_STALLED_INTERVAL_MS: '1000',
+      },
     });
     return { env, stack, dir };
   })();

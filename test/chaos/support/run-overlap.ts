@@ -4,7 +4,13 @@
 // logged. Two runs of a key whose intervals intersect are an overlap.
 import { readFile } from 'node:fs/promises';
 
-export interface Run { readonly key: string; readonly id: string; readonly pid: number; readonly start: number; readonly end: number }
+export interface Run {
+  readonly key: string;
+  readonly id: string;
+  readonly pid: number;
+  readonly start: number;
+  readonly end: number;
+}
 
 const endings = new Set(['reconciled', 'reconcile failed for good', 'reconcile failed; will retry']);
 
@@ -28,7 +34,13 @@ export function runsOf(lines: readonly string[]): Run[] {
       if (run) run.end = time;
     }
   }
-  return [...open].map(([id, r]) => ({ key: r.key, id, pid: r.pid, start: r.start, end: r.end ?? lastOfPid.get(r.pid) ?? r.start }));
+  return [...open].map(([id, r]) => ({
+    key: r.key,
+    id,
+    pid: r.pid,
+    start: r.start,
+    end: r.end ?? lastOfPid.get(r.pid) ?? r.start,
+  }));
 }
 
 /** Pairs of runs of the same key whose intervals intersect (pure). */

@@ -12,7 +12,10 @@ import { AckedWriter } from './acked-writer.ts';
 import { workerLogs, type ChaosStack } from './chaos-stack.ts';
 import { overlappingRuns } from './run-overlap.ts';
 
-export interface Shape { readonly masters: number; readonly replicas: number }
+export interface Shape {
+  readonly masters: number;
+  readonly replicas: number;
+}
 
 export interface ScenarioContext extends ChaosStack {
   readonly namespace: string;
@@ -88,36 +91,77 @@ export async function runScenario(shared: ChaosStack, scenario: Scenario): Promi
     teardown = await scenario.setup?.(shared);
     // 1: the cluster, Ready.
     await env.kubectl(['create', 'namespace', namespace]);
-    const manifest = { apiVersion: 'cache.redis.io/v1beta1', kind: 'RedisCluster', metadata: { name: CLUSTER, namespace }, spec: scenario.spec };
+    const manifest = {
+      apiVersion: 'cache.redis.io/v1beta1',
+      kind: 'RedisCluster',
+      metadata: { name: CLUSTER, namespace },
+      spec: scenario.spec,
+    };
     await env.kubectl(['apply', '-f', '-'], { input: JSON.stringify(manifest) });
     const spec = scenario.spec as { masters?: number; replicasPerMaster?: number };
-    await view.until('Ready before the fault', fullShape(spec.masters ?? 3, spec.replicasPerMaster ?? 1), SETTLE_WITHIN_MS);
+    await view.until(
+      'Ready before the fault',
+      fullShape(spec.masters ?? 3, spec.replicasPerMaster ?? 1),
+      SETTLE_WITHIN_MS,
+    );
     const password = await view.password();
-    const seeds = async () => (await view.pods()).filter((p) => p.ip && !p.terminating).map((p) => ({ ip: p.ip, port: 6379 }));
+    const seeds = async () =>
+      (await view.pods()).filter((p) => p.ip && !p.terminating).map((p) => ({ ip: p.ip, port: 6379 }));
     const ctx: ScenarioContext = {
-      ...shared, namespace, view, password, kubectl,
-      patch: async (s) => { await kubectl('patch', 'rediscluster', CLUSTER, '--type=merge', '-p', JSON.stringify({ spec: s })); },
-      faultStarts: () => { faultAt = Date.now(); },
+      ...shared,
+      namespace,
+      view,
+      password,
+      kubectl,
+      patch: async (s) => {
+        await kubectl('patch', 'rediscluster', CLUSTER, '--type=merge', '-p', JSON.stringify({ spec: s }));
+      },
+      faultStarts: () => {
+        faultAt = Date.now();
+      },
       midMigration: () => midMigration(view, password),
       preload: async (keys) => preload(keys, await seeds(), password, ackLog),
       onPod: async (pod, fn) => withNode((await view.pods()).find((p) => p.name === pod)?.ip ?? '', password, fn),
     };
     await scenario.prepare?.(ctx);
     // 2: the writer, following the live pods as a client seeded by a Service would.
-    writer = await AckedWriter.start({ seeds: await seeds(), password, log: ackLog, prefix: 'chaos', ratePerLane: WRITES_PER_SECOND });
-    follow = setInterval(() => { void seeds().then((s) => { if (s.length > 0) writer?.seeds(s); }, () => {}); }, 1_000);
-    await env.waitFor(async () => (await countLines(ackLog)) >= WRITES_PER_SECOND, { what: 'the writer writing', timeout: 60_000 });
+    writer = await AckedWriter.start({
+      seeds: await seeds(),
+      password,
+      log: ackLog,
+      prefix: 'chaos',
+      ratePerLane: WRITES_PER_SECOND,
+    });
+    follow = setInterval(() => {
+      void seeds().then(
+        (s) => {
+          if (s.length > 0) writer?.seeds(s);
+        },
+        () => {},
+      );
+    }, 1_000);
+    await env.waitFor(async () => (await countLines(ackLog)) >= WRITES_PER_SECOND, {
+      what: 'the writer writing',
+      timeout: 60_000,
+    });
     // 3: the fault, then Ready with the asked shape.
     const started = Date.now();
     faultAt = started;
     await scenario.act(ctx);
-    const rc = await view.until(`Ready with ${scenario.shape.masters}x${scenario.shape.replicas}`, fullShape(scenario.shape.masters, scenario.shape.replicas), SETTLE_WITHIN_MS);
+    const rc = await view.until(
+      `Ready with ${scenario.shape.masters}x${scenario.shape.replicas}`,
+      fullShape(scenario.shape.masters, scenario.shape.replicas),
+      SETTLE_WITHIN_MS,
+    );
     secondsToReady = (Date.now() - started) / 1000;
     ready = true;
     await scenario.verify?.(ctx, rc);
     // A few writes after Ready: the client works again.
     const lines = await countLines(ackLog);
-    await env.waitFor(async () => (await countLines(ackLog)) >= lines + WRITES_PER_SECOND, { what: 'writes after Ready', timeout: 60_000 });
+    await env.waitFor(async () => (await countLines(ackLog)) >= lines + WRITES_PER_SECOND, {
+      what: 'writes after Ready',
+      timeout: 60_000,
+    });
   } catch (error) {
     notes.push((error as Error).message);
   } finally {
@@ -128,7 +172,12 @@ export async function runScenario(shared: ChaosStack, scenario: Scenario): Promi
   // 4: every acknowledged write, and the run log.
   try {
     const pods = await view.pods();
-    const loss = await checkAckLog(ackLog, pods.filter((p) => p.ip).map((p) => ({ ip: p.ip, port: 6379 })), await view.password(), faultAt);
+    const loss = await checkAckLog(
+      ackLog,
+      pods.filter((p) => p.ip).map((p) => ({ ip: p.ip, port: 6379 })),
+      await view.password(),
+      faultAt,
+    );
     report = loss;
     if (loss.lostAcked + loss.lostAckedWithWait + loss.clientErrors > 0) notes.push(...loss.samples);
   } catch (error) {
@@ -136,14 +185,27 @@ export async function runScenario(shared: ChaosStack, scenario: Scenario): Promi
   }
   const overlaps = await overlappingRuns(workerLogs(shared.stack), `${namespace}/${CLUSTER}`).catch(() => []);
   const overlapping = overlaps.length;
-  for (const [a, b] of overlaps.slice(0, 3)) notes.push(`runs ${a.id} (pid ${a.pid}) and ${b.id} (pid ${b.pid}) of one key overlapped`);
+  for (const [a, b] of overlaps.slice(0, 3))
+    notes.push(`runs ${a.id} (pid ${a.pid}) and ${b.id} (pid ${b.pid}) of one key overlapped`);
   await cleanUp(shared, namespace, view);
   await teardown?.().catch((error: Error) => notes.push(`undoing the set-up failed: ${error.message}`));
   return { name: scenario.name, ready, secondsToReady, ...pick(report), overlappingRuns: overlapping, notes };
 }
 
-function pick(r: { lostAcked: number; lostAckedWithWait: number; lostBeforeFault: number; acked: number; clientErrors: number }) {
-  return { lostAcked: r.lostAcked, lostAckedWithWait: r.lostAckedWithWait, lostBeforeFault: r.lostBeforeFault, acked: r.acked, clientErrors: r.clientErrors };
+function pick(r: {
+  lostAcked: number;
+  lostAckedWithWait: number;
+  lostBeforeFault: number;
+  acked: number;
+  clientErrors: number;
+}) {
+  return {
+    lostAcked: r.lostAcked,
+    lostAckedWithWait: r.lostAckedWithWait,
+    lostBeforeFault: r.lostBeforeFault,
+    acked: r.acked,
+    clientErrors: r.clientErrors,
+  };
 }
 
 async function countLines(path: string): Promise<number> {
@@ -159,8 +221,19 @@ async function cleanUp(shared: ChaosStack, namespace: string, view: ClusterView)
 
 async function withNode<T>(ip: string, password: string, fn: (redis: Redis) => Promise<T>): Promise<T> {
   if (!ip) throw new Error('the pod has no address yet');
-  const redis = new Redis({ host: ip, port: 6379, password, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 2_000, commandTimeout: 5_000 });
-  redis.on('error', () => { /* the command's own rejection says it */ });
+  const redis = new Redis({
+    host: ip,
+    port: 6379,
+    password,
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: 2_000,
+    commandTimeout: 5_000,
+  });
+  redis.on('error', () => {
+    /* the command's own rejection says it */
+  });
   try {
     await redis.connect();
     return await fn(redis);
@@ -171,21 +244,41 @@ async function withNode<T>(ip: string, password: string, fn: (redis: Redis) => P
 
 /** Polls every pod's CLUSTER NODES until one holds a slot migrating and one importing. */
 async function midMigration(view: ClusterView, password: string): Promise<{ source: string; target: string }> {
-  return view.env.waitFor(async () => {
-    const pods = await view.pods();
-    const ends = await Promise.all(pods.map(async (p) => {
-      const myself = await withNode(p.ip, password, async (r) => String(await r.call('CLUSTER', 'NODES')).split('\n').find((l) => l.includes('myself')) ?? '').catch(() => '');
-      return { pod: p.name, migrating: /\[\d+->-/.test(myself), importing: /\[\d+-<-/.test(myself) };
-    }));
-    const source = ends.find((e) => e.migrating)?.pod;
-    const target = ends.find((e) => e.importing)?.pod;
-    return source && target ? { source, target } : undefined;
-  }, { what: 'a slot migrating between two masters', timeout: 300_000, interval: 20 });
+  return view.env.waitFor(
+    async () => {
+      const pods = await view.pods();
+      const ends = await Promise.all(
+        pods.map(async (p) => {
+          const myself = await withNode(
+            p.ip,
+            password,
+            async (r) =>
+              String(await r.call('CLUSTER', 'NODES'))
+                .split('\n')
+                .find((l) => l.includes('myself')) ?? '',
+          ).catch(() => '');
+          return { pod: p.name, migrating: /\[\d+->-/.test(myself), importing: /\[\d+-<-/.test(myself) };
+        }),
+      );
+      const source = ends.find((e) => e.migrating)?.pod;
+      const target = ends.find((e) => e.importing)?.pod;
+      return source && target ? { source, target } : undefined;
+    },
+    { what: 'a slot migrating between two masters', timeout: 300_000, interval: 20 },
+  );
 }
 
 /** SETs every key to its own name, then logs them all as acknowledged. */
-async function preload(keys: string[], seeds: { ip: string; port: number }[], password: string, log: string): Promise<void> {
-  const cluster = new Cluster(seeds.map((s) => ({ host: s.ip, port: s.port })), { enableAutoPipelining: true, redisOptions: { password } });
+async function preload(
+  keys: string[],
+  seeds: { ip: string; port: number }[],
+  password: string,
+  log: string,
+): Promise<void> {
+  const cluster = new Cluster(
+    seeds.map((s) => ({ host: s.ip, port: s.port })),
+    { enableAutoPipelining: true, redisOptions: { password } },
+  );
   cluster.on('error', () => {});
   try {
     for (let i = 0; i < keys.length; i += 2_000) {

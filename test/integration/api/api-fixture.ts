@@ -31,15 +31,22 @@ export async function installApi(configurationName: string): Promise<InstalledAp
   const dir = await mkdtemp(join(tmpdir(), 'knredis-webhook-'));
   const certs = await makeWebhookCerts(dir);
   const log = createLogger({ level: 'warn', name: 'webhooks-test' });
-  const webhook = await startWebhookServer({
-    host: '127.0.0.1', port: await freePort(), maxBodyBytes: 16 * 1024 * 1024,
-    tls: { cert: await readFile(certs.cert), key: await readFile(certs.key) },
-  }, log, kubeClusterReader(env.kubeConfig()));
+  const webhook = await startWebhookServer(
+    {
+      host: '127.0.0.1',
+      port: await freePort(),
+      maxBodyBytes: 16 * 1024 * 1024,
+      tls: { cert: await readFile(certs.cert), key: await readFile(certs.key) },
+    },
+    log,
+    kubeClusterReader(env.kubeConfig()),
+  );
   const objects = KubernetesObjectApi.makeApiClient(env.kubeConfig());
   const kubectl = (args: string[], options?: { input?: string }) => env.kubectl(args, options);
   const namespaces: string[] = [];
   const stop = async () => {
-    for (const ns of namespaces) await objects.delete({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }).catch(() => {});
+    for (const ns of namespaces)
+      await objects.delete({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }).catch(() => {});
     await uninstallValidatingWebhook(kubectl, configurationName).catch(() => {});
     await webhook.close();
     await rm(dir, { recursive: true, force: true });
@@ -52,7 +59,11 @@ export async function installApi(configurationName: string): Promise<InstalledAp
     throw error;
   }
   return {
-    env, webhook, certs, objects, stop,
+    env,
+    webhook,
+    certs,
+    objects,
+    stop,
     async namespace(name) {
       await objects.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
       namespaces.push(name);

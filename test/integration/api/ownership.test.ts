@@ -10,7 +10,11 @@ import { recorder } from '../../../functions/reconcile/events.ts';
 import { observeChildren } from '../../../functions/reconcile/observe.ts';
 import { FINALIZER } from '../../../shared/core/resources/names.ts';
 import { childLabels } from '../../../shared/core/resources/meta.ts';
-import { desiredClientService, desiredHeadlessService, desiredPodDisruptionBudget } from '../../../shared/core/resources/objects.ts';
+import {
+  desiredClientService,
+  desiredHeadlessService,
+  desiredPodDisruptionBudget,
+} from '../../../shared/core/resources/objects.ts';
 import { KubeClient } from '../../../shared/io/kube/kube-client.ts';
 import { createLogger } from '../../../shared/io/log.ts';
 import { waitFor } from '../../support/wait-for.ts';
@@ -37,25 +41,57 @@ describe('what knredis selects and deletes on the API server', function () {
     await api?.stop();
   });
 
-  const kubectl = (args: string[], input?: string) => api.env.kubectl(['-n', ns, ...args], input === undefined ? {} : { input });
+  const kubectl = (args: string[], input?: string) =>
+    api.env.kubectl(['-n', ns, ...args], input === undefined ? {} : { input });
   const create = (obj: object) => kubectl(['create', '-f', '-'], JSON.stringify(obj));
   const names = async (resource: string, selector: Record<string, string>) =>
-    (await kubectl(['get', resource, '-l', Object.entries(selector).map(([k, v]) => `${k}=${v}`).join(','), '-o', 'name'])).trim().split('\n').filter(Boolean).sort();
+    (
+      await kubectl([
+        'get',
+        resource,
+        '-l',
+        Object.entries(selector)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(','),
+        '-o',
+        'name',
+      ])
+    )
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .sort();
   // Never scheduled: the test is about which objects match, not about running Redis.
   const pod = (name: string, labels: Record<string, string>) => ({
-    apiVersion: 'v1', kind: 'Pod', metadata: { name, labels },
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, labels },
     spec: { nodeSelector: { 'knredis.test/nowhere': 'true' }, containers: [{ name: 'redis', image: 'redis:7.0' }] },
   });
   const claim = (name: string, labels: Record<string, string>) => ({
-    apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name, labels },
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { name, labels },
     spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'none', resources: { requests: { storage: '1Mi' } } },
   });
 
   it('lets the Services and the PDB select only the pods knredis made for the cluster', async () => {
-    await kubectl(['create', '-f', '-'], JSON.stringify({ apiVersion: 'cache.redis.io/v1beta1', kind: 'RedisCluster', metadata: { name: CLUSTER }, spec: {} }));
+    await kubectl(
+      ['create', '-f', '-'],
+      JSON.stringify({
+        apiVersion: 'cache.redis.io/v1beta1',
+        kind: 'RedisCluster',
+        metadata: { name: CLUSTER },
+        spec: {},
+      }),
+    );
     const rc = JSON.parse(await kubectl(['get', 'rediscluster', CLUSTER, '-o', 'json']));
     const owner = { metadata: { name: CLUSTER, namespace: ns, uid: rc.metadata.uid as string } };
-    for (const child of [desiredClientService(owner), desiredHeadlessService(owner), desiredPodDisruptionBudget(owner, 1)] as KubernetesObject[]) {
+    for (const child of [
+      desiredClientService(owner),
+      desiredHeadlessService(owner),
+      desiredPodDisruptionBudget(owner, 1),
+    ] as KubernetesObject[]) {
       await kubectl(['apply', '--server-side', '--field-manager', 'knredis', '-f', '-'], JSON.stringify(child));
     }
     await create(pod(`${CLUSTER}-0`, childLabels(CLUSTER, 'redis')));
@@ -73,12 +109,22 @@ describe('what knredis selects and deletes on the API server', function () {
       selected[what] = await names('pods', stored);
     }
     expect(selected).to.deep.equal({
-      'client Service': [`pod/${CLUSTER}-0`], 'headless Service': [`pod/${CLUSTER}-0`], PodDisruptionBudget: [`pod/${CLUSTER}-0`],
+      'client Service': [`pod/${CLUSTER}-0`],
+      'headless Service': [`pod/${CLUSTER}-0`],
+      PodDisruptionBudget: [`pod/${CLUSTER}-0`],
     });
   });
 
   it('deletes, with reclaim: Delete, only the claims that carry its labels AND a claim name of its StatefulSet', async () => {
-    await kubectl(['patch', 'rediscluster', CLUSTER, '--type', 'merge', '-p', JSON.stringify({ metadata: { finalizers: [FINALIZER] }, spec: { storage: { reclaim: 'Delete' } } })]);
+    await kubectl([
+      'patch',
+      'rediscluster',
+      CLUSTER,
+      '--type',
+      'merge',
+      '-p',
+      JSON.stringify({ metadata: { finalizers: [FINALIZER] }, spec: { storage: { reclaim: 'Delete' } } }),
+    ]);
     const data = childLabels(CLUSTER, 'data');
     const ours = [`data-${CLUSTER}-0`, `data-${CLUSTER}-2`, /* kept from a former larger size */ `data-${CLUSTER}-9`];
     const theirs = [
@@ -92,7 +138,9 @@ describe('what knredis selects and deletes on the API server', function () {
     const cluster = (await kube.getCluster(ns, CLUSTER))!;
     // What a reconcile pass works on (restarts, deletes, annotates) is only ours, too.
     const observed = await observeChildren(kube, cluster, Date.now());
-    expect({ pods: observed.pods.map((p) => p.name), claims: observed.claims.map((c) => c.name).sort() }).to.deep.equal({ pods: [`${CLUSTER}-0`], claims: ours });
+    expect({ pods: observed.pods.map((p) => p.name), claims: observed.claims.map((c) => c.name).sort() }).to.deep.equal(
+      { pods: [`${CLUSTER}-0`], claims: ours },
+    );
     await finalize(kube, cluster, recorder(kube, cluster, log), log);
     const gone = async (name: string) => {
       const out = await kubectl(['get', 'pvc', name, '--ignore-not-found', '-o', 'json']);
@@ -102,6 +150,8 @@ describe('what knredis selects and deletes on the API server', function () {
     const left: Record<string, boolean> = {};
     for (const [name] of theirs) left[name] = await gone(name);
     expect(left).to.deep.equal({ 'web-data-0': false, [`data-${CLUSTER}-1`]: false, [`backup-${CLUSTER}`]: false });
-    await waitFor(async () => (await kube.getCluster(ns, CLUSTER)) === undefined, { what: 'the RedisCluster gone once its finalizer was removed' });
+    await waitFor(async () => (await kube.getCluster(ns, CLUSTER)) === undefined, {
+      what: 'the RedisCluster gone once its finalizer was removed',
+    });
   });
 });

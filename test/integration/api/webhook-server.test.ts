@@ -12,7 +12,10 @@ import { createLogger } from '../../../shared/io/log.ts';
 import { requireCommand } from '../../support/prerequisites.ts';
 import { freePort } from '../../support/redis-server.ts';
 
-interface Reply { status: number; body: unknown }
+interface Reply {
+  status: number;
+  body: unknown;
+}
 
 describe('webhooks server', function () {
   this.timeout(30_000);
@@ -25,10 +28,16 @@ describe('webhooks server', function () {
     dir = await mkdtemp(join(tmpdir(), 'knredis-webhook-test-'));
     const certs = await makeWebhookCerts(dir);
     ca = await readFile(certs.caCert);
-    server = await startWebhookServer({
-      host: '127.0.0.1', port: await freePort(), maxBodyBytes: 64 * 1024,
-      tls: { cert: await readFile(certs.cert), key: await readFile(certs.key) },
-    }, createLogger({ level: 'silent' }), async () => undefined);
+    server = await startWebhookServer(
+      {
+        host: '127.0.0.1',
+        port: await freePort(),
+        maxBodyBytes: 64 * 1024,
+        tls: { cert: await readFile(certs.cert), key: await readFile(certs.key) },
+      },
+      createLogger({ level: 'silent' }),
+      async () => undefined,
+    );
   });
 
   after(async () => {
@@ -36,16 +45,25 @@ describe('webhooks server', function () {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  function send(method: string, path: string, body?: string | Buffer, contentType = 'application/json'): Promise<Reply> {
+  function send(
+    method: string,
+    path: string,
+    body?: string | Buffer,
+    contentType = 'application/json',
+  ): Promise<Reply> {
     return new Promise((resolve, reject) => {
-      const req = request(`${server.url}${path}`, { method, ca, headers: body === undefined ? {} : { 'content-type': contentType } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined });
-        });
-      });
+      const req = request(
+        `${server.url}${path}`,
+        { method, ca, headers: body === undefined ? {} : { 'content-type': contentType } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined });
+          });
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
@@ -58,14 +76,39 @@ describe('webhooks server', function () {
 
   const cases: [string, string, string | Buffer, number, string][] = [
     ['a body that is not JSON', '/convert', '{"apiVersion": ', 400, 'the body is not JSON: '],
-    ['an empty JSON object', '/validate', '{}', 400, 'expected apiVersion admission.k8s.io/v1 and kind AdmissionReview, got undefined undefined'],
+    [
+      'an empty JSON object',
+      '/validate',
+      '{}',
+      400,
+      'expected apiVersion admission.k8s.io/v1 and kind AdmissionReview, got undefined undefined',
+    ],
     ['a JSON string', '/convert', '"ConversionReview"', 400, 'the body must be a JSON ConversionReview object'],
-    ['an AdmissionReview sent to /convert', '/convert', JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'x' } }), 400,
-      'expected apiVersion apiextensions.k8s.io/v1 and kind ConversionReview, got "admission.k8s.io/v1" "AdmissionReview"'],
-    ['a ConversionReview without objects', '/convert', JSON.stringify({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', request: { uid: 'x', desiredAPIVersion: 'cache.redis.io/v1beta1' } }), 400,
-      'request.objects must be an array'],
-    ['an AdmissionReview without a uid', '/validate', JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { operation: 'CREATE' } }), 400,
-      'request.uid must be a non-empty string'],
+    [
+      'an AdmissionReview sent to /convert',
+      '/convert',
+      JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'x' } }),
+      400,
+      'expected apiVersion apiextensions.k8s.io/v1 and kind ConversionReview, got "admission.k8s.io/v1" "AdmissionReview"',
+    ],
+    [
+      'a ConversionReview without objects',
+      '/convert',
+      JSON.stringify({
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'ConversionReview',
+        request: { uid: 'x', desiredAPIVersion: 'cache.redis.io/v1beta1' },
+      }),
+      400,
+      'request.objects must be an array',
+    ],
+    [
+      'an AdmissionReview without a uid',
+      '/validate',
+      JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { operation: 'CREATE' } }),
+      400,
+      'request.uid must be a non-empty string',
+    ],
     ['a body over the limit', '/validate', Buffer.alloc(70 * 1024, 'a'), 413, 'the body exceeds 65536 bytes'],
   ];
   for (const [what, path, body, status, reason] of cases) {
@@ -78,19 +121,39 @@ describe('webhooks server', function () {
   }
 
   it('answers a ConversionReview whose object cannot convert with a Failure result naming it', async () => {
-    const review = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', request: {
-      uid: 'u', desiredAPIVersion: 'cache.redis.io/v1beta1',
-      objects: [{ apiVersion: 'cache.redis.io/v1alpha1', kind: 'RedisCluster', metadata: { name: 'x', namespace: 'n', annotations: { 'cache.redis.io/v1beta1-spec': '[' } }, spec: { replicas: 3 } }],
-    } };
+    const review = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'ConversionReview',
+      request: {
+        uid: 'u',
+        desiredAPIVersion: 'cache.redis.io/v1beta1',
+        objects: [
+          {
+            apiVersion: 'cache.redis.io/v1alpha1',
+            kind: 'RedisCluster',
+            metadata: { name: 'x', namespace: 'n', annotations: { 'cache.redis.io/v1beta1-spec': '[' } },
+            spec: { replicas: 3 },
+          },
+        ],
+      },
+    };
     const reply = await send('POST', '/convert', JSON.stringify(review));
     expect(reply.status).to.equal(200);
     expect((reply.body as { response: unknown }).response).to.deep.equal({
-      uid: 'u', convertedObjects: [],
-      result: { status: 'Failure', message: 'RedisCluster n/x: metadata.annotations[cache.redis.io/v1beta1-spec] is not valid JSON; it holds the v1beta1 fields of this object: remove it or restore it from a v1beta1 read' },
+      uid: 'u',
+      convertedObjects: [],
+      result: {
+        status: 'Failure',
+        message:
+          'RedisCluster n/x: metadata.annotations[cache.redis.io/v1beta1-spec] is not valid JSON; it holds the v1beta1 fields of this object: remove it or restore it from a v1beta1 read',
+      },
     });
   });
 
   it('answers 404 with the paths it serves to anything else', async () => {
-    expect(await send('POST', '/mutate', '{}')).to.deep.equal({ status: 404, body: { error: 'not-found', reason: 'POST /convert (ConversionReview) or /validate (AdmissionReview)' } });
+    expect(await send('POST', '/mutate', '{}')).to.deep.equal({
+      status: 404,
+      body: { error: 'not-found', reason: 'POST /convert (ConversionReview) or /validate (AdmissionReview)' },
+    });
   });
 });

@@ -36,10 +36,13 @@ describe('chaos/support: acked writer and checker', function () {
     const log = join(dir, 'acked.log');
     const seeds = harness.pods.map((p) => p.placement.address);
     writer = await AckedWriter.start({ seeds, log, prefix: 'chaos', ratePerLane: 100 });
-    await waitFor(async () => {
-      const { writes } = parseAckLog(await readFile(log, 'utf8'));
-      return writes.filter((w) => w.waited).length >= 50 && writes.filter((w) => !w.waited).length >= 50;
-    }, { what: '50 acknowledged writes of each kind', timeout: 60_000 });
+    await waitFor(
+      async () => {
+        const { writes } = parseAckLog(await readFile(log, 'utf8'));
+        return writes.filter((w) => w.waited).length >= 50 && writes.filter((w) => !w.waited).length >= 50;
+      },
+      { what: '50 acknowledged writes of each kind', timeout: 60_000 },
+    );
     writer.kill();
     const { writes, errors } = parseAckLog(await readFile(log, 'utf8'));
     expect(errors).to.equal(0);

@@ -21,7 +21,14 @@ describe('cluster engine: bootstrap', function () {
     await harness.addPods(6);
     pool = new NodePool({ auth: { password } });
     const lines: string[] = [];
-    const log = createLogger({ destination: new Writable({ write(chunk, _enc, cb) { lines.push(String(chunk)); cb(); } }) });
+    const log = createLogger({
+      destination: new Writable({
+        write(chunk, _enc, cb) {
+          lines.push(String(chunk));
+          cb();
+        },
+      }),
+    });
     const desired = harness.desired(3, 1);
     await converge(pool, desired, { log });
     await expectHealthy(pool, desired);

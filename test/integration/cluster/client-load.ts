@@ -11,7 +11,8 @@ export const keyName = (prefix: string, i: number) => `${prefix}:${i}`;
 /** SETs keys prefix:0..n-1 = "v0" on the nodes that own them, pipelined. */
 export async function bulkLoad(topology: Topology, prefix: string, n: number, password?: string): Promise<void> {
   const owner = new Map<number, { ip: string; port: number }>();
-  for (const v of topology.views) for (const r of myselfOf(v).slots) for (let s = r.start; s <= r.end; s++) owner.set(s, v.address);
+  for (const v of topology.views)
+    for (const r of myselfOf(v).slots) for (let s = r.start; s <= r.end; s++) owner.set(s, v.address);
   const groups = new Map<string, string[]>();
   for (let i = 0; i < n; i++) {
     const key = keyName(prefix, i);
@@ -22,20 +23,29 @@ export async function bulkLoad(topology: Topology, prefix: string, n: number, pa
     list.push(key);
     groups.set(id, list);
   }
-  await Promise.all([...groups].map(async ([id, keys]) => {
-    const [ip, port] = id.split(':');
-    const client = new Redis({ host: ip, port: Number(port), ...(password ? { password } : {}) });
-    try {
-      for (let i = 0; i < keys.length; i += 5000) {
-        const p = client.pipeline();
-        for (const k of keys.slice(i, i + 5000)) p.set(k, 'v0');
-        await p.exec();
+  await Promise.all(
+    [...groups].map(async ([id, keys]) => {
+      const [ip, port] = id.split(':');
+      const client = new Redis({ host: ip, port: Number(port), ...(password ? { password } : {}) });
+      try {
+        for (let i = 0; i < keys.length; i += 5000) {
+          const p = client.pipeline();
+          for (const k of keys.slice(i, i + 5000)) p.set(k, 'v0');
+          await p.exec();
+        }
+      } finally {
+        client.disconnect();
       }
-    } finally { client.disconnect(); }
-  }));
+    }),
+  );
 }
 
-export interface LoadReport { ops: number; errors: number; mismatches: number; samples: string[] }
+export interface LoadReport {
+  ops: number;
+  errors: number;
+  mismatches: number;
+  samples: string[];
+}
 
 export class ClientLoad {
   readonly last = new Map<string, string>();
@@ -45,9 +55,20 @@ export class ClientLoad {
   readonly cluster: Cluster;
 
   /** onLatency: called with each command's latency in ms, redirects and retries included. */
-  constructor(seeds: { ip: string; port: number }[], readonly prefix: string, readonly keys: number, password?: string, private readonly onLatency?: (ms: number) => void) {
-    this.cluster = new Cluster(seeds.map((s) => ({ host: s.ip, port: s.port })), password ? { redisOptions: { password } } : {});
-    this.cluster.on('error', () => { /* counted per command */ });
+  constructor(
+    seeds: { ip: string; port: number }[],
+    readonly prefix: string,
+    readonly keys: number,
+    password?: string,
+    private readonly onLatency?: (ms: number) => void,
+  ) {
+    this.cluster = new Cluster(
+      seeds.map((s) => ({ host: s.ip, port: s.port })),
+      password ? { redisOptions: { password } } : {},
+    );
+    this.cluster.on('error', () => {
+      /* counted per command */
+    });
   }
 
   start(workers = 6): void {
@@ -63,7 +84,11 @@ export class ClientLoad {
   private async timed<T>(command: () => Promise<T>): Promise<T> {
     if (!this.onLatency) return command();
     const started = performance.now();
-    try { return await command(); } finally { this.onLatency(performance.now() - started); }
+    try {
+      return await command();
+    } finally {
+      this.onLatency(performance.now() - started);
+    }
   }
 
   private fail(what: string): void {
@@ -81,9 +106,11 @@ export class ClientLoad {
       try {
         if (n % 10 === 9) {
           // Multi-key op on one slot: TRYAGAIN while that slot is split; ioredis retries it.
-          const a = `${this.prefix}:{w${w}}:a`, b = `${this.prefix}:{w${w}}:b`;
+          const a = `${this.prefix}:{w${w}}:a`,
+            b = `${this.prefix}:{w${w}}:b`;
           await this.timed(() => this.cluster.mset(a, `m${version}`, b, `m${version}`));
-          this.last.set(a, `m${version}`); this.last.set(b, `m${version}`);
+          this.last.set(a, `m${version}`);
+          this.last.set(b, `m${version}`);
         } else {
           const key = pick();
           const value = `w${version}`;
@@ -92,7 +119,10 @@ export class ClientLoad {
           const other = pick();
           const got = await this.timed(() => this.cluster.get(other));
           const expected = this.last.get(other) ?? 'v0';
-          if (got !== expected) { this.report.mismatches++; this.fail(`GET ${other}: ${got} != ${expected}`); }
+          if (got !== expected) {
+            this.report.mismatches++;
+            this.fail(`GET ${other}: ${got} != ${expected}`);
+          }
         }
         this.report.ops++;
       } catch (error) {
@@ -112,9 +142,13 @@ export class ClientLoad {
     const wrong: string[] = [];
     const check = async (keys: string[]) => {
       const values = await Promise.all(keys.map((k) => this.cluster.get(k)));
-      keys.forEach((k, i) => { const want = this.last.get(k) ?? 'v0'; if (values[i] !== want) wrong.push(`${k}=${values[i]} want ${want}`); });
+      keys.forEach((k, i) => {
+        const want = this.last.get(k) ?? 'v0';
+        if (values[i] !== want) wrong.push(`${k}=${values[i]} want ${want}`);
+      });
     };
-    for (let i = 0; i < this.keys; i += 2000) await check(Array.from({ length: Math.min(2000, this.keys - i) }, (_, j) => keyName(this.prefix, i + j)));
+    for (let i = 0; i < this.keys; i += 2000)
+      await check(Array.from({ length: Math.min(2000, this.keys - i) }, (_, j) => keyName(this.prefix, i + j)));
     await check([...this.last.keys()].filter((k) => k.includes('{w')));
     return wrong;
   }

@@ -7,7 +7,10 @@ import { myselfOf, type Topology } from '../../../shared/core/cluster/topology.t
 import { countSlots } from '../../../shared/core/cluster/slots.ts';
 
 export async function expectHealthy(pool: NodePool, desired: DesiredCluster): Promise<Topology> {
-  const topology = await observe(desired.pods.filter((p) => !p.removing), pool);
+  const topology = await observe(
+    desired.pods.filter((p) => !p.removing),
+    pool,
+  );
   expect(topology.unreachable).to.deep.equal([]);
   for (const view of topology.views) expect(view.info.state, `${view.pod} cluster_state`).to.equal('ok');
   const masters = topology.views.filter((v) => myselfOf(v).role === 'master' && myselfOf(v).slots.length > 0);

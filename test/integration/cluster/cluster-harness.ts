@@ -30,8 +30,20 @@ export class ClusterHarness {
   // bind-source-addr: on loopback the kernel would otherwise send cluster-bus traffic from
   // 127.0.0.1, and peers would record that address for the node.
   private args(ip: string): string[] {
-    const a = ['--bind-source-addr', ip, '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', String(this.options.nodeTimeoutMs ?? 2000),
-      '--cluster-require-full-coverage', 'yes', '--repl-diskless-sync-delay', '0'];
+    const a = [
+      '--bind-source-addr',
+      ip,
+      '--cluster-enabled',
+      'yes',
+      '--cluster-config-file',
+      'nodes.conf',
+      '--cluster-node-timeout',
+      String(this.options.nodeTimeoutMs ?? 2000),
+      '--cluster-require-full-coverage',
+      'yes',
+      '--repl-diskless-sync-delay',
+      '0',
+    ];
     if (this.options.password) a.push('--requirepass', this.options.password, '--masterauth', this.options.password);
     return a;
   }
@@ -51,12 +63,22 @@ export class ClusterHarness {
       const dir = await mkdtemp(join(tmpdir(), 'knredis-cluster-'));
       this.dirs.push(dir);
       const pod: FakePod = {
-        placement: { name: `redis-${index}`, address: { ip, port: 6379 }, nodeName: `node-${node}`, zone: `zone-${node % (this.options.zones ?? 3)}` },
-        server: undefined, dir,
+        placement: {
+          name: `redis-${index}`,
+          address: { ip, port: 6379 },
+          nodeName: `node-${node}`,
+          zone: `zone-${node % (this.options.zones ?? 3)}`,
+        },
+        server: undefined,
+        dir,
       };
       this.pods.push(pod);
       added.push(pod);
-      starts.push(startRedis({ host: ip, port: 6379, dir, args: this.args(ip) }).then((s) => { pod.server = s; }));
+      starts.push(
+        startRedis({ host: ip, port: 6379, dir, args: this.args(ip) }).then((s) => {
+          pod.server = s;
+        }),
+      );
     }
     await Promise.all(starts);
     return added;
@@ -78,8 +100,12 @@ export class ClusterHarness {
 
   desired(masters: number, replicasPerMaster: number, removing: string[] = []): DesiredCluster {
     return {
-      masters, replicasPerMaster,
-      pods: this.pods.map((p) => ({ ...p.placement, ...(removing.includes(p.placement.name) ? { removing: true } : {}) })),
+      masters,
+      replicasPerMaster,
+      pods: this.pods.map((p) => ({
+        ...p.placement,
+        ...(removing.includes(p.placement.name) ? { removing: true } : {}),
+      })),
     };
   }
 

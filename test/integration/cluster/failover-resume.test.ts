@@ -46,23 +46,38 @@ describe('cluster engine: resume a migration whose ends failed over', function (
       await command(p, target.address, 'IMPORTING', ['CLUSTER', 'SETSLOT', SLOT, 'IMPORTING', source.id]);
       await command(p, source.address, 'MIGRATING', ['CLUSTER', 'SETSLOT', SLOT, 'MIGRATING', target.id]);
       const half = Array.from({ length: KEYS / 2 }, (_, i) => key(i));
-      await command(p, source.address, 'MIGRATE', ['MIGRATE', target.address.ip, target.address.port, '', 0, 5000, 'KEYS', ...half]);
+      await command(p, source.address, 'MIGRATE', [
+        'MIGRATE',
+        target.address.ip,
+        target.address.port,
+        '',
+        0,
+        5000,
+        'KEYS',
+        ...half,
+      ]);
       for (const m of [source, target]) await command(p, m.address, 'WAIT', ['WAIT', 1, 5000]);
       for (const end of c.failover) {
         const replica = replicaOf(end === 'source' ? source : target);
         await command(p, replica.address, 'FAILOVER', ['CLUSTER', 'FAILOVER']);
-        await waitFor(async () => {
-          const t = await observe(desired.pods, p);
-          return t.views.every((v) => v.entries.some((e) => e.id === replica.id && e.role === 'master'));
-        }, { what: `every node to see ${replica.pod} as master` });
+        await waitFor(
+          async () => {
+            const t = await observe(desired.pods, p);
+            return t.views.every((v) => v.entries.some((e) => e.id === replica.id && e.role === 'master'));
+          },
+          { what: `every node to see ${replica.pod} as master` },
+        );
       }
 
       await converge(p, desired, { deadlineMs: 120_000 });
       const after = await expectHealthy(p, desired);
-      const owner = after.views.find((v) => myselfOf(v).slots.some((r) => r.start <= SLOT && SLOT <= r.end)) as NodeView;
+      const owner = after.views.find((v) =>
+        myselfOf(v).slots.some((r) => r.start <= SLOT && SLOT <= r.end),
+      ) as NodeView;
       const targetShard = new Set([target.id, replicaOf(target).id]);
       expect(targetShard.has(owner.id), `slot ${SLOT} owned by ${owner.pod}, not the target's shard`).to.equal(true);
-      for (let i = 0; i < KEYS; i++) expect(await command(p, owner.address, 'GET', ['GET', key(i)]), key(i)).to.equal(`v${i}`);
+      for (let i = 0; i < KEYS; i++)
+        expect(await command(p, owner.address, 'GET', ['GET', key(i)]), key(i)).to.equal(`v${i}`);
     });
   }
 });

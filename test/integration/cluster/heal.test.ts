@@ -40,7 +40,12 @@ describe('cluster engine: heal', function () {
     await expectHealthy(pool, desired);
     // Gossip still in flight can name the old address for a moment (a handshake Redis drops
     // after its node timeout): every view must be rid of it within a few timeouts.
-    const views = () => observe(desired.pods, pool!).then((t) => t.views.filter((v) => v.entries.some((e) => e.address && addressKey(e.address) === oldAddress)).map((v) => v.pod));
+    const views = () =>
+      observe(desired.pods, pool!).then((t) =>
+        t.views
+          .filter((v) => v.entries.some((e) => e.address && addressKey(e.address) === oldAddress))
+          .map((v) => v.pod),
+      );
     const deadline = Date.now() + 30_000;
     let stale = await views();
     while (stale.length > 0 && Date.now() < deadline) {
@@ -62,15 +67,26 @@ describe('cluster engine: heal', function () {
     await pod.server?.kill('SIGKILL');
     // Redis promotes the replica by itself (node timeout 2 s).
     await waitFor('the replica to take over', async () => {
-      const t = await observe(desired.pods.filter((p) => p.name !== victim.pod), pool!);
-      return t.views.every((v) => v.info.state === 'ok' && v.entries.some((e) => e.id === victim.id && e.slots.length === 0 && e.failing === 'fail'));
+      const t = await observe(
+        desired.pods.filter((p) => p.name !== victim.pod),
+        pool!,
+      );
+      return t.views.every(
+        (v) =>
+          v.info.state === 'ok' &&
+          v.entries.some((e) => e.id === victim.id && e.slots.length === 0 && e.failing === 'fail'),
+      );
     });
     await harness.restart(pod, { fresh: true });
     await converge(pool, harness.desired(3, 1), { deadlineMs: 60_000 });
     const after = await expectHealthy(pool, harness.desired(3, 1));
     const returned = after.views.find((v) => v.pod === victim.pod)!;
     expect(myselfOf(returned).role).to.equal('replica');
-    for (const view of after.views) expect(view.entries.map((e) => e.id), `${view.pod} still knows the lost id`).not.to.include(victim.id);
+    for (const view of after.views)
+      expect(
+        view.entries.map((e) => e.id),
+        `${view.pod} still knows the lost id`,
+      ).not.to.include(victim.id);
   });
 
   it('reports a master without replica that died, and leaves its slots with it until it returns', async () => {
@@ -92,7 +108,10 @@ describe('cluster engine: heal', function () {
     }
     expect(plan?.problems.map((p) => p.code)).to.include('ShardLost');
     expect(plan?.steps).to.deep.equal([]);
-    const survivors = await observe(desired.pods.filter((p) => p.name !== victim.placement.name), pool);
+    const survivors = await observe(
+      desired.pods.filter((p) => p.name !== victim.placement.name),
+      pool,
+    );
     for (const view of survivors.views) {
       const owner = view.entries.find((e) => e.id === victimId);
       expect(owner?.slots.length, `${view.pod} still gives the dead master its slots`).to.be.greaterThan(0);

@@ -8,16 +8,24 @@ import { applyStep } from '../../../shared/io/redis/apply.ts';
 import { NodePool } from '../../../shared/io/redis/connection.ts';
 import { observe } from '../../../shared/io/redis/observe.ts';
 
-const { desired, killAt } = JSON.parse(process.argv[2] ?? '{}') as { desired: DesiredCluster; killAt: { stage: MigrationStage; count: number } };
+const { desired, killAt } = JSON.parse(process.argv[2] ?? '{}') as {
+  desired: DesiredCluster;
+  killAt: { stage: MigrationStage; count: number };
+};
 const pool = new NodePool();
 let seen = 0;
 const plan = planCluster(desired, await observe(desired.pods, pool), Date.now());
 const step = plan.steps.find((s) => s.kind === 'migrate');
-if (!step) { console.log('no migrate step'); process.exit(3); }
+if (!step) {
+  console.log('no migrate step');
+  process.exit(3);
+}
 await applyStep(pool, step, {
   migrate: {
     chunkSlots: 16,
-    onStage: (stage) => { if (stage === killAt.stage && ++seen >= killAt.count) process.kill(process.pid, 'SIGKILL'); },
+    onStage: (stage) => {
+      if (stage === killAt.stage && ++seen >= killAt.count) process.kill(process.pid, 'SIGKILL');
+    },
   },
 });
 console.log('finished without being killed');

@@ -34,7 +34,9 @@ describe('cluster engine: slot moves never lose a key', function () {
     return { id: v.id, address: v.address, pod: v.pod };
   };
   /** The owner of the tag's slot (source) and the other master (target). */
-  async function ends(tag: string): Promise<{ slot: number; source: NodeRef; target: NodeRef; masters: NodeRef[]; t: Topology }> {
+  async function ends(
+    tag: string,
+  ): Promise<{ slot: number; source: NodeRef; target: NodeRef; masters: NodeRef[]; t: Topology }> {
     const t = await topology();
     const slot = keySlot(tag);
     const owner = t.views.find((v) => myselfOf(v).slots.some((r) => r.start <= slot && slot <= r.end));
@@ -42,7 +44,8 @@ describe('cluster engine: slot moves never lose a key', function () {
     const other = t.views.find((v) => v.id !== owner.id) as Topology['views'][number];
     return { slot, source: ref(t, owner.id), target: ref(t, other.id), masters: t.views.map((v) => ref(t, v.id)), t };
   }
-  const countIn = (node: NodeRef, slot: number) => command<number>(pool, node.address, 'COUNTKEYSINSLOT', ['CLUSTER', 'COUNTKEYSINSLOT', slot]);
+  const countIn = (node: NodeRef, slot: number) =>
+    command<number>(pool, node.address, 'COUNTKEYSINSLOT', ['CLUSTER', 'COUNTKEYSINSLOT', slot]);
   const client = (prefix: string, keys: number) => {
     const load = new ClientLoad([harness.pods[0]!.placement.address], prefix, keys);
     loads.push(load);
@@ -57,10 +60,16 @@ describe('cluster engine: slot moves never lose a key', function () {
     load.start(2);
     const move = [{ source, target, slots: [slot] }];
     // Three rounds of five keys: most keys are still on the source when the rounds run out.
-    const first = await migrateSlots(pool, move, masters, { batchKeys: 5, maxKeyRounds: 3 }).then(() => undefined, (e: unknown) => e);
+    const first = await migrateSlots(pool, move, masters, { batchKeys: 5, maxKeyRounds: 3 }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(first).to.be.instanceOf(SlotNotEmptyError);
     expect(await countIn(source, slot)).to.be.greaterThan(0);
-    expect(myselfOf((await topology()).views.find((v) => v.id === source.id)!).migrating).to.deep.include({ slot, to: target.id });
+    expect(myselfOf((await topology()).views.find((v) => v.id === source.id)!).migrating).to.deep.include({
+      slot,
+      to: target.id,
+    });
     await migrateSlots(pool, move, masters, { batchKeys: 5 });
     const report = await load.stop();
     expect(report.errors, report.samples.join('; ')).to.equal(0);
@@ -92,7 +101,9 @@ describe('cluster engine: slot moves never lose a key', function () {
     const direct = new Redis({ host: target.address.ip, port: target.address.port });
     try {
       await direct.pipeline().call('ASKING').call('SET', '{c}:7', 'stale').exec();
-    } finally { direct.disconnect(); }
+    } finally {
+      direct.disconnect();
+    }
     await migrateSlots(pool, [{ source, target, slots: [slot] }], masters);
     const load = client('{c}', 20);
     load.last.set('{c}:7', 'fresh');
@@ -120,9 +131,17 @@ describe('cluster engine: slot moves never lose a key', function () {
     const controller = new AbortController();
     let settled = false;
     const running = migrateSlots(pool, move, masters, { batchKeys: 10, busyShare: 0.2, signal: controller.signal })
-      .then(() => undefined, (e: unknown) => e).finally(() => { settled = true; });
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      )
+      .finally(() => {
+        settled = true;
+      });
     // Abort once a tenth of the keys moved (a condition, polled without pause).
-    while (!settled && await countIn(target, slot) < KEYS / 10) { /* poll */ }
+    while (!settled && (await countIn(target, slot)) < KEYS / 10) {
+      /* poll */
+    }
     controller.abort();
     const stopped = await running;
     expect((stopped as Error | undefined)?.name).to.equal('AbortError');
@@ -139,11 +158,20 @@ describe('cluster engine: slot moves never lose a key', function () {
   it('checks ownership before each chunk: a run that lost its key stops before the next chunk', async () => {
     const { source, target, masters } = await ends('o');
     const owned = (await topology()).views.find((v) => v.id === source.id)!;
-    const slots = [myselfOf(owned).slots[0]!.start, myselfOf(owned).slots[0]!.start + 1, myselfOf(owned).slots[0]!.start + 2];
+    const slots = [
+      myselfOf(owned).slots[0]!.start,
+      myselfOf(owned).slots[0]!.start + 1,
+      myselfOf(owned).slots[0]!.start + 2,
+    ];
     let checks = 0;
     const lost = new Error('lost the key');
-    const assertOwner = async () => { if (++checks > 1) throw lost; };
-    const result = await migrateSlots(pool, [{ source, target, slots }], masters, { chunkSlots: 1, assertOwner }).then(() => undefined, (e: unknown) => e);
+    const assertOwner = async () => {
+      if (++checks > 1) throw lost;
+    };
+    const result = await migrateSlots(pool, [{ source, target, slots }], masters, { chunkSlots: 1, assertOwner }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(result).to.equal(lost);
     const after = myselfOf((await topology()).views.find((v) => v.id === target.id)!).slots;
     const targetOwns = (s: number) => after.some((r) => r.start <= s && s <= r.end);

@@ -48,13 +48,22 @@ describe('cluster engine: the operator on the minority side of a partition', fun
       execFileSync('iptables', ['-I', 'INPUT', ...rule]);
       rules.push(rule);
     };
-    for (const x of minority) for (const y of majority) { drop(x.address.ip, y.address.ip); drop(y.address.ip, x.address.ip); }
+    for (const x of minority)
+      for (const y of majority) {
+        drop(x.address.ip, y.address.ip);
+        drop(y.address.ip, x.address.ip);
+      }
     // B acknowledges a write its replica (on the minority side) never receives.
     await command(p, b.address, 'SET', ['SET', key, 'acknowledged']);
     // The operator now sees only the minority side.
     for (const y of majority) drop('127.0.0.1', y.address.ip);
-    await waitFor(async () => (await observe(desired.pods, p)).views.find((v) => v.id === a.id)?.entries.some((e) => e.id === b.id && e.failing !== 'none'),
-      { what: `${a.pod} to mark ${b.pod} failing` });
+    await waitFor(
+      async () =>
+        (await observe(desired.pods, p)).views
+          .find((v) => v.id === a.id)
+          ?.entries.some((e) => e.id === b.id && e.failing !== 'none'),
+      { what: `${a.pod} to mark ${b.pod} failing` },
+    );
 
     const planned: Step[] = [];
     for (let pass = 0; pass < 6; pass++) {
@@ -66,10 +75,17 @@ describe('cluster engine: the operator on the minority side of a partition', fun
     expect(planned.filter((s) => s.kind === 'failover')).to.deep.equal([]);
 
     for (const r of rules.splice(0)) execFileSync('iptables', ['-D', 'INPUT', ...r]);
-    await waitFor(async () => {
-      const healed = await observe(desired.pods, p);
-      const owner = healed.views.find((v) => owns(v, slot) && myselfOf(v).role === 'master');
-      return healed.views.every((v) => v.info.state === 'ok') && owner && await command(p, owner.address, 'GET', ['GET', key]);
-    }, { what: 'the healed cluster to serve the key' }).then((value) => expect(value).to.equal('acknowledged'));
+    await waitFor(
+      async () => {
+        const healed = await observe(desired.pods, p);
+        const owner = healed.views.find((v) => owns(v, slot) && myselfOf(v).role === 'master');
+        return (
+          healed.views.every((v) => v.info.state === 'ok') &&
+          owner &&
+          (await command(p, owner.address, 'GET', ['GET', key]))
+        );
+      },
+      { what: 'the healed cluster to serve the key' },
+    ).then((value) => expect(value).to.equal('acknowledged'));
   });
 });

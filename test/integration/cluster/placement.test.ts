@@ -29,13 +29,21 @@ describe('cluster engine: placement after roles moved', function () {
     const nodeOf = (v: NodeView) => desired.pods.find((x) => x.name === v.pod)?.nodeName;
     const byId = (id: string | null) => t.views.find((v) => v.id === id) as NodeView;
     const replicas = t.views.filter((v) => myselfOf(v).role === 'replica');
-    const swap = replicas.flatMap((r) => replicas.map((c) => ({ r, c, mo: byId(myselfOf(c).masterId), mr: byId(myselfOf(r).masterId) })))
+    const swap = replicas
+      .flatMap((r) => replicas.map((c) => ({ r, c, mo: byId(myselfOf(c).masterId), mr: byId(myselfOf(r).masterId) })))
       .find(({ r, c, mo, mr }) => r !== c && mo !== mr && nodeOf(r) === nodeOf(mo) && nodeOf(c) !== nodeOf(mr));
     if (!swap) throw new Error('no layout to swap');
     await command(p, swap.r.address, 'REPLICATE', ['CLUSTER', 'REPLICATE', swap.mo.id]);
     await command(p, swap.c.address, 'REPLICATE', ['CLUSTER', 'REPLICATE', swap.mr.id]);
-    await waitFor(async () => (await observe(desired.pods, p)).views.every((v) => v.entries.some((e) => e.id === swap.r.id && e.masterId === swap.mo.id)
-      && v.entries.some((e) => e.id === swap.c.id && e.masterId === swap.mr.id)), { what: `${swap.r.pod} beside ${swap.mo.pod} in every view` });
+    await waitFor(
+      async () =>
+        (await observe(desired.pods, p)).views.every(
+          (v) =>
+            v.entries.some((e) => e.id === swap.r.id && e.masterId === swap.mo.id) &&
+            v.entries.some((e) => e.id === swap.c.id && e.masterId === swap.mr.id),
+        ),
+      { what: `${swap.r.pod} beside ${swap.mo.pod} in every view` },
+    );
 
     const plan = await converge(p, desired, { deadlineMs: 60_000 });
     expect(plan.problems).to.deep.equal([]);

@@ -44,13 +44,25 @@ describe('cluster engine: rebalance and drain under client load', function () {
     const removing = harness.pods.slice(6).map((p) => p.placement.name);
     const desired = harness.desired(3, 1, removing);
     load.start();
-    const plan = await converge(pool, desired, { deadlineMs: 240_000, until: (p) => p.converged && p.removable.length === removing.length });
+    const plan = await converge(pool, desired, {
+      deadlineMs: 240_000,
+      until: (p) => p.converged && p.removable.length === removing.length,
+    });
     const report = await load.stop();
     expect([...plan.removable].sort()).to.deep.equal([...removing].sort());
     expect(report.errors, report.samples.join('; ')).to.equal(0);
     expect(await load.verify()).to.deep.equal([]);
     const topology = await expectHealthy(pool, desired);
-    const removedIds = new Set((await observe(desired.pods.filter((p) => p.removing), pool)).views.map((v) => v.id));
-    for (const view of topology.views) for (const e of view.entries) expect(removedIds.has(e.id), `${view.pod} still knows a removed node`).to.equal(false);
+    const removedIds = new Set(
+      (
+        await observe(
+          desired.pods.filter((p) => p.removing),
+          pool,
+        )
+      ).views.map((v) => v.id),
+    );
+    for (const view of topology.views)
+      for (const e of view.entries)
+        expect(removedIds.has(e.id), `${view.pod} still knows a removed node`).to.equal(false);
   });
 });

@@ -14,19 +14,39 @@ const stages = ['importing', 'migrating', 'keys', 'target', 'source'] as const;
 
 /** A small deterministic generator, so a failing seed can be replayed. */
 function random(seed: number): () => number {
-  let x = seed * 2654435761 >>> 0;
-  return () => { x ^= x << 13; x >>>= 0; x ^= x >>> 17; x ^= x << 5; x >>>= 0; return x / 2 ** 32; };
+  let x = (seed * 2654435761) >>> 0;
+  return () => {
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    return x / 2 ** 32;
+  };
 }
 
-function runChild(desired: DesiredCluster, killAt: { stage: string; count: number }, killAfterMs: number): Promise<string> {
+function runChild(
+  desired: DesiredCluster,
+  killAt: { stage: string; count: number },
+  killAfterMs: number,
+): Promise<string> {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', child, JSON.stringify({ desired, killAt })], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(process.execPath, ['--import', 'tsx', child, JSON.stringify({ desired, killAt })], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
-    p.stdout.on('data', (d) => { out += String(d); });
-    p.stderr.on('data', (d) => { out += String(d); });
+    p.stdout.on('data', (d) => {
+      out += String(d);
+    });
+    p.stderr.on('data', (d) => {
+      out += String(d);
+    });
     const timer = setTimeout(() => p.kill('SIGKILL'), killAfterMs);
     p.once('error', reject);
-    p.once('exit', (code, signal) => { clearTimeout(timer); resolve(signal ? `killed (${signal})` : `exit ${code}: ${out.trim()}`); });
+    p.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve(signal ? `killed (${signal})` : `exit ${code}: ${out.trim()}`);
+    });
   });
 }
 
@@ -56,11 +76,23 @@ describe('cluster engine: resume after the migrator is killed', function () {
       // Odd seeds move slots onto the fourth master, even seeds drain it again.
       const desired = seed % 2 === 1 ? harness.desired(4, 0) : harness.desired(3, 0, ['redis-3']);
       const killAt = { stage: stages[Math.floor(rnd() * stages.length)] as string, count: 1 + Math.floor(rnd() * 40) };
-      outcomes.push(`seed ${seed} ${killAt.stage}#${killAt.count}: ${await runChild(desired, killAt, 500 + Math.floor(rnd() * 4000))}`);
+      outcomes.push(
+        `seed ${seed} ${killAt.stage}#${killAt.count}: ${await runChild(desired, killAt, 500 + Math.floor(rnd() * 4000))}`,
+      );
       const after = await observe(desired.pods, pool);
-      const open = after.views.reduce((n, v) => n + (v.entries.find((e) => e.myself)?.migrating.length ?? 0) + (v.entries.find((e) => e.myself)?.importing.length ?? 0), 0);
+      const open = after.views.reduce(
+        (n, v) =>
+          n +
+          (v.entries.find((e) => e.myself)?.migrating.length ?? 0) +
+          (v.entries.find((e) => e.myself)?.importing.length ?? 0),
+        0,
+      );
       outcomes.push(`  open slot markers after kill: ${open}`);
-      await converge(pool, desired, { deadlineMs: 120_000, until: (p) => p.converged || (p.removable.includes('redis-3') && p.steps.length === 0 && p.problems.length === 0) });
+      await converge(pool, desired, {
+        deadlineMs: 120_000,
+        until: (p) =>
+          p.converged || (p.removable.includes('redis-3') && p.steps.length === 0 && p.problems.length === 0),
+      });
       // A drained pod is forgotten and reset: bring it back for the next odd seed.
       if (seed % 2 === 0) await converge(pool, harness.desired(3, 0));
     }

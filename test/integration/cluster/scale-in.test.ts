@@ -16,30 +16,41 @@ import { waitFor } from '../../support/wait-for.ts';
 const MANUAL_FAILOVER_RETRY_MS = 6_000;
 async function mastersOnto(pool: NodePool, desired: DesiredCluster, leaving: string[]): Promise<void> {
   const asked = new Map<string, number>();
-  await waitFor(async () => {
-    const t = await observe(desired.pods, pool);
-    for (const view of t.views) {
-      const stale = Date.now() - (asked.get(view.pod) ?? 0) > MANUAL_FAILOVER_RETRY_MS;
-      if (myselfOf(view).role === 'replica' && leaving.includes(view.pod) && stale) {
-        asked.set(view.pod, Date.now());
-        await command(pool, view.address, 'FAILOVER', ['CLUSTER', 'FAILOVER']);
+  await waitFor(
+    async () => {
+      const t = await observe(desired.pods, pool);
+      for (const view of t.views) {
+        const stale = Date.now() - (asked.get(view.pod) ?? 0) > MANUAL_FAILOVER_RETRY_MS;
+        if (myselfOf(view).role === 'replica' && leaving.includes(view.pod) && stale) {
+          asked.set(view.pod, Date.now());
+          await command(pool, view.address, 'FAILOVER', ['CLUSTER', 'FAILOVER']);
+        }
       }
-    }
-    const masters = t.views.filter((v) => myselfOf(v).role === 'master' && myselfOf(v).slots.length > 0);
-    return leaving.every((pod) => masters.some((m) => m.pod === pod)) && t.views.every((v) => v.info.state === 'ok');
-  }, { what: `masters on ${leaving.join(', ')}`, timeout: 120_000 });
+      const masters = t.views.filter((v) => myselfOf(v).role === 'master' && myselfOf(v).slots.length > 0);
+      return leaving.every((pod) => masters.some((m) => m.pod === pod)) && t.views.every((v) => v.info.state === 'ok');
+    },
+    { what: `masters on ${leaving.join(', ')}`, timeout: 120_000 },
+  );
 }
 
 /** Converges the scale-in under a client load; the steps' kinds, the last plan and the load's report. */
-async function scaleIn(pool: NodePool, desired: DesiredCluster, load: ClientLoad, leaving: string[]): Promise<{ kinds: string[]; plan: ClusterPlan; report: LoadReport }> {
+async function scaleIn(
+  pool: NodePool,
+  desired: DesiredCluster,
+  load: ClientLoad,
+  leaving: string[],
+): Promise<{ kinds: string[]; plan: ClusterPlan; report: LoadReport }> {
   const kinds: string[] = [];
   load.start(4);
   let report: LoadReport | undefined;
   const plan = await converge(pool, desired, {
     deadlineMs: 150_000,
-    onPlan: (p) => kinds.push(...p.steps.map((s) => (s.kind === 'failover' ? `failover ${s.mode} ${s.master.pod}` : s.kind))),
+    onPlan: (p) =>
+      kinds.push(...p.steps.map((s) => (s.kind === 'failover' ? `failover ${s.mode} ${s.master.pod}` : s.kind))),
     until: (p) => p.converged && p.removable.length === leaving.length,
-  }).finally(async () => { report = await load.stop(); });
+  }).finally(async () => {
+    report = await load.stop();
+  });
   if (!report) throw new Error('no load report');
   return { kinds, plan, report };
 }
@@ -56,8 +67,24 @@ describe('cluster engine: scale in after roles moved', function () {
   });
 
   const cases = [
-    { name: '3x1 -> 3x0 with every master on a leaving pod: hands the masters over, no migration', suite: 11, pods: 6, from: [3, 1], to: [3, 0], leaving: ['redis-3', 'redis-4', 'redis-5'], migrates: false },
-    { name: '4x1 -> 3x1 with masters on both leaving pods: hands them over, then drains the surplus', suite: 12, pods: 8, from: [4, 1], to: [3, 1], leaving: ['redis-6', 'redis-7'], migrates: true },
+    {
+      name: '3x1 -> 3x0 with every master on a leaving pod: hands the masters over, no migration',
+      suite: 11,
+      pods: 6,
+      from: [3, 1],
+      to: [3, 0],
+      leaving: ['redis-3', 'redis-4', 'redis-5'],
+      migrates: false,
+    },
+    {
+      name: '4x1 -> 3x1 with masters on both leaving pods: hands them over, then drains the surplus',
+      suite: 12,
+      pods: 8,
+      from: [4, 1],
+      to: [3, 1],
+      leaving: ['redis-6', 'redis-7'],
+      migrates: true,
+    },
   ] as const;
   for (const c of cases) {
     it(`${c.name}; loses no write, ends with the asked shape, releases the pods`, async () => {

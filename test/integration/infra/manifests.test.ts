@@ -37,12 +37,19 @@ describe('infra/overlays', function () {
       const ids = objects.map((o) => `${o.apiVersion}/${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`);
       expect(new Set(ids).size, 'no object twice').to.equal(ids.length);
       const accounts = new Set(objects.filter((o) => o.kind === 'ServiceAccount').map((o) => o.metadata.name));
-      for (const o of objects.filter((x) => x.kind === 'Deployment' || x.kind === 'Service' && x.apiVersion.startsWith('serving.knative.dev'))) {
+      for (const o of objects.filter(
+        (x) => x.kind === 'Deployment' || (x.kind === 'Service' && x.apiVersion.startsWith('serving.knative.dev')),
+      )) {
         const pod = podSpecOf(o)!;
         expect(accounts, `${o.metadata.name}'s ServiceAccount`).to.include(pod.serviceAccountName);
         for (const c of pod.containers) {
           expect(c.image, o.metadata.name).to.equal(image);
-          expect(c.args?.every((a) => existsSync(fileURLToPath(new URL(`../../../functions/${a}/index.ts`, import.meta.url)))), `${o.metadata.name} runs functions`).to.equal(true);
+          expect(
+            c.args?.every((a) =>
+              existsSync(fileURLToPath(new URL(`../../../functions/${a}/index.ts`, import.meta.url))),
+            ),
+            `${o.metadata.name} runs functions`,
+          ).to.equal(true);
           expect(c.envFrom?.[0]?.configMapRef?.name).to.equal('knredis-config');
         }
       }
@@ -52,13 +59,17 @@ describe('infra/overlays', function () {
   it('configures the functions with variables they read, and a valid configuration', function () {
     const config = find(built.kubernetes!, 'ConfigMap', 'knredis-config')!.data as Record<string, string>;
     const read = source('functions/start-config.ts');
-    for (const key of Object.keys(config)) expect(read, `${key} is read by functions/start-config.ts`).to.match(new RegExp(`['.]${key}\\b`));
+    for (const key of Object.keys(config))
+      expect(read, `${key} is read by functions/start-config.ts`).to.match(new RegExp(`['.]${key}\\b`));
     const parsed = readConfig(config);
     expect(parsed.host).to.equal('0.0.0.0');
     expect(parsed.redisUrl).to.equal('redis://knredis-queue-redis.knredis-system.svc.cluster.local:6379');
-    const webhooks = podSpecOf(find(built.kubernetes!, 'Deployment', 'knredis-webhooks')!)!.containers[0]!.env!.map((e) => e.name);
+    const webhooks = podSpecOf(find(built.kubernetes!, 'Deployment', 'knredis-webhooks')!)!.containers[0]!.env!.map(
+      (e) => e.name,
+    );
     const webhookConfig = source('functions/webhooks/config.ts');
-    for (const name of webhooks) expect(webhookConfig, `${name} is read by functions/webhooks/config.ts`).to.match(new RegExp(`['.]${name}\\b`));
+    for (const name of webhooks)
+      expect(webhookConfig, `${name} is read by functions/webhooks/config.ts`).to.match(new RegExp(`['.]${name}\\b`));
   });
 
   it('is accepted by the API server (server-side dry run of the plain-Kubernetes overlay)', async function () {
@@ -69,8 +80,10 @@ describe('infra/overlays', function () {
     try {
       // The field manager of infra/webhooks/install.ts: a CRD the tests installed with a
       // conversion URL is then replaced as the operator's own apply would, not merged with it.
-      const out = await env.kubectl(['apply', '--server-side', '--force-conflicts', '--field-manager', 'knredis', '--dry-run=server', '-f', '-'],
-        { input: objects.map((o) => JSON.stringify(o)).join('\n') });
+      const out = await env.kubectl(
+        ['apply', '--server-side', '--force-conflicts', '--field-manager', 'knredis', '--dry-run=server', '-f', '-'],
+        { input: objects.map((o) => JSON.stringify(o)).join('\n') },
+      );
       expect(out.trim().split('\n')).to.have.length(objects.length);
       expect(out).to.contain('deployment.apps/knredis-reconcile serverside-applied (server dry run)');
     } finally {
@@ -84,21 +97,31 @@ describe('infra/overlays', function () {
       const service = find(objects, 'Service', 'knredis-webhooks')!;
       const deployment = find(objects, 'Deployment', 'knredis-webhooks')!;
       const selector = (service.spec as { selector: Record<string, string> }).selector;
-      expect((deployment.spec as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels).to.include(selector);
+      expect(
+        (deployment.spec as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels,
+      ).to.include(selector);
       const crd = find(objects, 'CustomResourceDefinition', 'redisclusters.cache.redis.io')!;
-      const conversion = (crd.spec as { conversion: { webhook: { clientConfig: { service: Record<string, unknown> } } } }).conversion;
+      const conversion = (
+        crd.spec as { conversion: { webhook: { clientConfig: { service: Record<string, unknown> } } } }
+      ).conversion;
       expect(conversion.webhook.clientConfig.service).to.include({ namespace: NAMESPACE, name: 'knredis-webhooks' });
       const validating = find(objects, 'ValidatingWebhookConfiguration', 'knredis-redisclusters')!;
-      expect((validating.webhooks as { clientConfig: { service: Record<string, unknown> } }[])[0]!.clientConfig.service).to.include({ namespace: NAMESPACE, name: 'knredis-webhooks' });
+      expect(
+        (validating.webhooks as { clientConfig: { service: Record<string, unknown> } }[])[0]!.clientConfig.service,
+      ).to.include({ namespace: NAMESPACE, name: 'knredis-webhooks' });
       const certificate = find(objects, 'Certificate', 'knredis-webhooks')!;
-      const volumes = (deployment.spec as { template: { spec: { volumes: { secret?: { secretName: string } }[] } } }).template.spec.volumes;
-      expect(volumes.map((v) => v.secret?.secretName)).to.include((certificate.spec as { secretName: string }).secretName);
+      const volumes = (deployment.spec as { template: { spec: { volumes: { secret?: { secretName: string } }[] } } })
+        .template.spec.volumes;
+      expect(volumes.map((v) => v.secret?.secretName)).to.include(
+        (certificate.spec as { secretName: string }).secretName,
+      );
     }
   });
 
   it('keeps one reconcile worker up in Knative (it pulls from the queue; no request would wake it)', function () {
     const reconcile = find(built.knative!, 'Service', 'knredis-reconcile')!;
-    const annotations = (reconcile.spec as { template: { metadata: { annotations: Record<string, string> } } }).template.metadata.annotations;
+    const annotations = (reconcile.spec as { template: { metadata: { annotations: Record<string, string> } } }).template
+      .metadata.annotations;
     expect(Number(annotations['autoscaling.knative.dev/min-scale'])).to.be.at.least(1);
     expect(reconcile.apiVersion).to.equal('serving.knative.dev/v1');
   });
@@ -107,15 +130,24 @@ describe('infra/overlays', function () {
     const objects = built.knative!;
     const [src] = objects.filter((o) => o.kind === 'ApiServerSource');
     expect(src!.apiVersion).to.equal('sources.knative.dev/v1');
-    const spec = src!.spec as { mode: string; serviceAccountName: string; resources: { apiVersion: string; kind: string; selector?: { matchLabels: Record<string, string> } }[]; sink: { ref: { apiVersion: string; kind: string; name: string } } };
+    const spec = src!.spec as {
+      mode: string;
+      serviceAccountName: string;
+      resources: { apiVersion: string; kind: string; selector?: { matchLabels: Record<string, string> } }[];
+      sink: { ref: { apiVersion: string; kind: string; name: string } };
+    };
     expect(spec.mode).to.equal('Resource');
     expect(spec.sink.ref).to.include({ apiVersion: 'serving.knative.dev/v1', kind: 'Service', name: 'knredis-ingest' });
     expect(find(objects, 'Service', 'knredis-ingest')!.apiVersion).to.equal('serving.knative.dev/v1');
     const watched = spec.resources.map((r) => `${r.apiVersion}/${r.kind}`).sort();
-    const builtIn = watchedResources().filter((r) => r.kind !== 'Secret').map((r) => `${r.apiVersion}/${r.kind}`).sort();
+    const builtIn = watchedResources()
+      .filter((r) => r.kind !== 'Secret')
+      .map((r) => `${r.apiVersion}/${r.kind}`)
+      .sort();
     expect(watched).to.deep.equal(builtIn);
     expect(watched).to.include('cache.redis.io/v1beta1/RedisCluster');
-    for (const r of spec.resources.filter((x) => x.kind !== 'RedisCluster')) expect(r.selector?.matchLabels).to.deep.equal({ 'app.kubernetes.io/managed-by': 'knredis' });
+    for (const r of spec.resources.filter((x) => x.kind !== 'RedisCluster'))
+      expect(r.selector?.matchLabels).to.deep.equal({ 'app.kubernetes.io/managed-by': 'knredis' });
     expect(find(objects, 'ClusterRoleBinding', spec.serviceAccountName)).to.not.equal(undefined);
   });
 

@@ -23,7 +23,9 @@ export function overlayDir(runtime: string): string {
 
 export async function buildOverlay(kubectl: string, runtime: string): Promise<{ yaml: string; objects: K8sObject[] }> {
   const { stdout } = await run(kubectl, ['kustomize', overlayDir(runtime)], { maxBuffer: 64 * 1024 * 1024 });
-  const objects = parseAllDocuments(stdout).map((d) => d.toJSON() as K8sObject).filter((o) => o !== null);
+  const objects = parseAllDocuments(stdout)
+    .map((d) => d.toJSON() as K8sObject)
+    .filter((o) => o !== null);
   return { yaml: stdout, objects };
 }
 
@@ -31,7 +33,17 @@ export const find = (objects: K8sObject[], kind: string, name: string): K8sObjec
   objects.find((o) => o.kind === kind && o.metadata.name === name);
 
 /** A workload's pod template spec: Deployments, StatefulSets and Knative Services alike. */
-export function podSpecOf(o: K8sObject): { serviceAccountName?: string; containers: { image: string; args?: string[]; env?: { name: string }[]; envFrom?: { configMapRef?: { name: string } }[] }[] } | undefined {
+export function podSpecOf(o: K8sObject):
+  | {
+      serviceAccountName?: string;
+      containers: {
+        image: string;
+        args?: string[];
+        env?: { name: string }[];
+        envFrom?: { configMapRef?: { name: string } }[];
+      }[];
+    }
+  | undefined {
   const spec = o.spec as { template?: { spec?: unknown } } | undefined;
   return spec?.template?.spec as ReturnType<typeof podSpecOf>;
 }

@@ -12,11 +12,15 @@ describe('infra/redis config keys', function () {
   it('is committed as the installed redis-server gives it (run npx tsx infra/redis/generate-config-keys.ts)', async () => {
     requireCommand('redis-server');
     const table = await generateConfigTable();
-    expect(readFileSync(new URL(`../../../${tableFile(table.version)}`, import.meta.url), 'utf8')).to.equal(renderTable(table));
+    expect(readFileSync(new URL(`../../../${tableFile(table.version)}`, import.meta.url), 'utf8')).to.equal(
+      renderTable(table),
+    );
     expect(CONFIG_TABLES[minorOf(table.version)]?.version).to.equal(table.version);
     // What the probes learn, on keys whose kind every Redis 7 has
     expect(table.keys).to.deep.include({
-      appendonly: { kind: 'boolean' }, maxmemory: { kind: 'memory' }, loglevel: { kind: 'enum', values: ['debug', 'verbose', 'notice', 'warning'] },
+      appendonly: { kind: 'boolean' },
+      maxmemory: { kind: 'memory' },
+      loglevel: { kind: 'enum', values: ['debug', 'verbose', 'notice', 'warning'] },
       databases: { kind: 'integer', min: '1', max: '2147483647', restartOnly: true },
     });
   });

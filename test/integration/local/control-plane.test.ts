@@ -37,7 +37,9 @@ describe('infra/local control plane', function () {
 
   it('creates the default ServiceAccount when a namespace is created', async function () {
     const ns = await namespace('sa');
-    const sa = await waitFor(() => core.readNamespacedServiceAccount({ name: 'default', namespace: ns }), { what: `ServiceAccount ${ns}/default` });
+    const sa = await waitFor(() => core.readNamespacedServiceAccount({ name: 'default', namespace: ns }), {
+      what: `ServiceAccount ${ns}/default`,
+    });
     expect(sa.metadata?.name).to.equal('default');
   });
 
@@ -49,15 +51,21 @@ describe('infra/local control plane', function () {
       body: {
         metadata: { name: 'web' },
         spec: {
-          replicas: 2, serviceName: 'web', podManagementPolicy: 'Parallel', selector: { matchLabels: labels },
+          replicas: 2,
+          serviceName: 'web',
+          podManagementPolicy: 'Parallel',
+          selector: { matchLabels: labels },
           template: { metadata: { labels }, spec: { containers: [{ name: 'redis', image: 'redis:7' }] } },
         },
       },
     });
-    const pods = await waitFor(async () => {
-      const items = (await core.listNamespacedPod({ namespace: ns })).items;
-      return items.length === 2 ? items : undefined;
-    }, { what: `2 pods of StatefulSet ${ns}/web` });
+    const pods = await waitFor(
+      async () => {
+        const items = (await core.listNamespacedPod({ namespace: ns })).items;
+        return items.length === 2 ? items : undefined;
+      },
+      { what: `2 pods of StatefulSet ${ns}/web` },
+    );
     expect(pods.map((p) => p.metadata?.name).sort()).to.deep.equal(['web-0', 'web-1']);
     for (const pod of pods) expect(pod.metadata?.ownerReferences?.[0]?.uid).to.equal(sts.metadata?.uid);
   });
@@ -67,21 +75,35 @@ describe('infra/local control plane', function () {
     const owner = await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'owner' } } });
     await core.createNamespacedConfigMap({
       namespace: ns,
-      body: { metadata: { name: 'dependent', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: owner.metadata!.uid! }] } },
+      body: {
+        metadata: {
+          name: 'dependent',
+          ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: owner.metadata!.uid! }],
+        },
+      },
     });
     await core.deleteNamespacedConfigMap({ name: 'owner', namespace: ns });
-    await waitFor(async () => {
-      try {
-        await core.readNamespacedConfigMap({ name: 'dependent', namespace: ns });
-        return false;
-      } catch (error) {
-        return (error as { code?: number }).code === 404;
-      }
-    }, { what: `ConfigMap ${ns}/dependent to be garbage-collected` });
+    await waitFor(
+      async () => {
+        try {
+          await core.readNamespacedConfigMap({ name: 'dependent', namespace: ns });
+          return false;
+        } catch (error) {
+          return (error as { code?: number }).code === 404;
+        }
+      },
+      { what: `ConfigMap ${ns}/dependent to be garbage-collected` },
+    );
   });
 
   it('has the default StorageClass `local` for the kubelet to provision', async function () {
-    const out = await env.kubectl(['get', 'storageclass', 'local', '-o', 'jsonpath={.provisioner} {.metadata.annotations.storageclass\\.kubernetes\\.io/is-default-class}']);
+    const out = await env.kubectl([
+      'get',
+      'storageclass',
+      'local',
+      '-o',
+      'jsonpath={.provisioner} {.metadata.annotations.storageclass\\.kubernetes\\.io/is-default-class}',
+    ]);
     expect(out).to.equal('knredis.local/hostpath true');
   });
 });

@@ -16,25 +16,42 @@ const namespace = `kubelet-faults-${process.pid}`;
 function reaches(from: string, host: string): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect({ host, port: 6379, localAddress: from, timeout: 1_000 });
-    socket.once('connect', () => { socket.destroy(); resolve(true); });
-    socket.once('timeout', () => { socket.destroy(); resolve(false); });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
     socket.once('error', () => resolve(false));
   });
 }
 
-
 const ourRules = (env: LocalEnvironment) =>
-  execFileSync('iptables', ['-w', '-S', 'INPUT'], { encoding: 'utf8' }).split('\n').filter((l) => l.split(' ').includes(partitionTag(env.name)));
+  execFileSync('iptables', ['-w', '-S', 'INPUT'], { encoding: 'utf8' })
+    .split('\n')
+    .filter((l) => l.split(' ').includes(partitionTag(env.name)));
 
 function redisPod(name: string, nodeName?: string): V1Pod {
   return {
     metadata: { name, namespace },
     spec: {
-      terminationGracePeriodSeconds: 1, ...(nodeName ? { nodeName } : {}),
-      containers: [{
-        name: 'redis', image: 'redis:7.2', args: ['--save', '', '--protected-mode', 'no'],
-        readinessProbe: { exec: { command: ['redis-cli', 'ping'] }, periodSeconds: 1, timeoutSeconds: 1, failureThreshold: 1 },
-      }],
+      terminationGracePeriodSeconds: 1,
+      ...(nodeName ? { nodeName } : {}),
+      containers: [
+        {
+          name: 'redis',
+          image: 'redis:7.2',
+          args: ['--save', '', '--protected-mode', 'no'],
+          readinessProbe: {
+            exec: { command: ['redis-cli', 'ping'] },
+            periodSeconds: 1,
+            timeoutSeconds: 1,
+            failureThreshold: 1,
+          },
+        },
+      ],
     },
   };
 }
@@ -44,10 +61,16 @@ describe('infra/local/kubelet faults: partition and a node that stops reporting'
   let env: LocalEnvironment;
   let core: CoreV1Api;
 
-  const readyIp = (name: string) => waitFor(async () => {
-    const p = await core.readNamespacedPod({ name, namespace });
-    return p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ? p.status?.podIP : undefined;
-  }, { what: `pod ${name} Ready`, timeout: 120_000 });
+  const readyIp = (name: string) =>
+    waitFor(
+      async () => {
+        const p = await core.readNamespacedPod({ name, namespace });
+        return p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')
+          ? p.status?.podIP
+          : undefined;
+      },
+      { what: `pod ${name} Ready`, timeout: 120_000 },
+    );
 
   before(async function () {
     env = await localEnvironment();
@@ -67,9 +90,14 @@ describe('infra/local/kubelet faults: partition and a node that stops reporting'
     // A replica's link goes from its own address: the master lists the pod IP, not 127.0.0.1
     // (which is also why these password-less pods turn protected mode off, as the image does).
     await withRedis(b, (r) => r.replicaof(a, '6379'));
-    await waitFor(() => withRedis(a, async (r) => (String(await r.client('LIST'))).includes(`addr=${b}:`)), { what: `a sees b's replication link from ${b}` });
+    await waitFor(() => withRedis(a, async (r) => String(await r.client('LIST')).includes(`addr=${b}:`)), {
+      what: `a sees b's replication link from ${b}`,
+    });
 
-    const rules = await env.kubelet.partition([[`${namespace}/a`, '127.0.0.1'], [`${namespace}/b`, c]]);
+    const rules = await env.kubelet.partition([
+      [`${namespace}/a`, '127.0.0.1'],
+      [`${namespace}/b`, c],
+    ]);
     expect(rules).to.equal(8);
     expect(await reaches(b, a), 'b -> a').to.equal(false);
     expect(await reaches(a, b), 'a -> b').to.equal(false);
@@ -79,9 +107,15 @@ describe('infra/local/kubelet faults: partition and a node that stops reporting'
     // The cluster bus port (client port + 10000) is cut too: all traffic between the pair.
     const bus = await new Promise<boolean>((resolve) => {
       const s = connect({ host: a, port: 16379, localAddress: b, timeout: 1_000 });
-      s.once('timeout', () => { s.destroy(); resolve(false); });
+      s.once('timeout', () => {
+        s.destroy();
+        resolve(false);
+      });
       s.once('error', (e: NodeJS.ErrnoException) => resolve(e.code === 'ECONNREFUSED'));
-      s.once('connect', () => { s.destroy(); resolve(true); });
+      s.once('connect', () => {
+        s.destroy();
+        resolve(true);
+      });
     });
     expect(bus, 'b -> a:16379 (refused means the packet got through)').to.equal(false);
 
@@ -92,7 +126,10 @@ describe('infra/local/kubelet faults: partition and a node that stops reporting'
   });
 
   it('refuses a partition with an unknown pod and leaves no rule behind', async function () {
-    const refused = await env.kubelet.partition([['127.0.0.1'], [`${namespace}/nobody`]]).then(() => 'made', (e: Error) => e.message);
+    const refused = await env.kubelet.partition([['127.0.0.1'], [`${namespace}/nobody`]]).then(
+      () => 'made',
+      (e: Error) => e.message,
+    );
     expect(refused).to.contain(`pod ${namespace}/nobody has no address`);
     expect(ourRules(env)).to.deep.equal([]);
   });
@@ -102,12 +139,19 @@ describe('infra/local/kubelet faults: partition and a node that stops reporting'
     await core.createNamespacedPod({ namespace, body: redisPod('silent', node) });
     const ip = await readyIp('silent');
     await withRedis(ip, (r) => r.set('k', 'v'));
-    const nodeReady = async () => (await core.readNode({ name: node })).status?.conditions?.find((c) => c.type === 'Ready')?.status;
+    const nodeReady = async () =>
+      (await core.readNode({ name: node })).status?.conditions?.find((c) => c.type === 'Ready')?.status;
     await env.kubelet.stopReporting(node);
     try {
       await waitFor(async () => (await nodeReady()) !== 'True', { what: `${node} NotReady`, timeout: 60_000 });
       // The node controller marks the pod not Ready; its process still serves.
-      await waitFor(async () => (await core.readNamespacedPod({ name: 'silent', namespace })).status?.conditions?.some((c) => c.type === 'Ready' && c.status !== 'True'), { what: 'pod silent marked not Ready' });
+      await waitFor(
+        async () =>
+          (await core.readNamespacedPod({ name: 'silent', namespace })).status?.conditions?.some(
+            (c) => c.type === 'Ready' && c.status !== 'True',
+          ),
+        { what: 'pod silent marked not Ready' },
+      );
       expect(await withRedis(ip, (r) => r.get('k'))).to.equal('v');
     } finally {
       await env.kubelet.restoreNode(node);

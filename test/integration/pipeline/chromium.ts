@@ -25,7 +25,16 @@ export async function startBrowser(token: string): Promise<Browser> {
     async open(url) {
       context ??= await chromium.launchPersistentContext(profile, {
         executablePath: '/usr/bin/chromium',
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+        args: [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-quic',
+          '--no-first-run',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+        ],
         extraHTTPHeaders: { authorization: `Bearer ${token}` },
         viewport: { width: 1500, height: 500 },
       });

@@ -31,8 +31,17 @@ describe('dashboard with the real reconciler', function () {
     api = await installApi('knredis-dashboard-test');
     ns = await api.namespace(`dash-${names.queue.slice(-8)}`);
     stack = await startDashboardStack({
-      names, token, reconcile: createReconcile({ kubeConfig: api.env.kubeConfig(), log: createLogger({ level: 'silent' }) }),
-      settings: { concurrency: 1, timeoutMs: 30_000, lockDurationMs: 10_000, stalledIntervalMs: 5_000, maxStalledCount: 5, backoff: { baseMs: 1_000, maxMs: 10_000, jitter: 0 } },
+      names,
+      token,
+      reconcile: createReconcile({ kubeConfig: api.env.kubeConfig(), log: createLogger({ level: 'silent' }) }),
+      settings: {
+        concurrency: 1,
+        timeoutMs: 30_000,
+        lockDurationMs: 10_000,
+        stalledIntervalMs: 5_000,
+        maxStalledCount: 5,
+        backoff: { baseMs: 1_000, maxMs: 10_000, jitter: 0 },
+      },
     });
     ({ queue, runs, server } = stack);
   });
@@ -46,19 +55,28 @@ describe('dashboard with the real reconciler', function () {
 
   it('shows a RedisCluster whose auth Secret is missing as failing, with what to fix', async () => {
     const key = `${ns}/catalog`;
-    await api.env.kubectl(['apply', '-f', '-'], { input: JSON.stringify({
-      apiVersion: 'cache.redis.io/v1beta1', kind: 'RedisCluster', metadata: { name: 'catalog', namespace: ns },
-      spec: { masters: 3, replicasPerMaster: 1, auth: { secretRef: { name: 'catalog-auth', key: 'password' } } },
-    }) });
+    await api.env.kubectl(['apply', '-f', '-'], {
+      input: JSON.stringify({
+        apiVersion: 'cache.redis.io/v1beta1',
+        kind: 'RedisCluster',
+        metadata: { name: 'catalog', namespace: ns },
+        spec: { masters: 3, replicasPerMaster: 1, auth: { secretRef: { name: 'catalog-auth', key: 'password' } } },
+      }),
+    });
     await queue.enqueue(key);
-    await waitFor(async () => (await rowsOf()).find((h) => h.key === key)?.status?.phase, { what: `a run of ${key} with its status` });
+    await waitFor(async () => (await rowsOf()).find((h) => h.key === key)?.status?.phase, {
+      what: `a run of ${key} with its status`,
+    });
 
     const page = await browser.open(`${server.url}${clustersPath}?key=${encodeURIComponent(key)}`);
     const row = page.locator(`tr[data-key="${key}"]`);
     const text = await row.innerText();
     const message = 'Secret catalog-auth with key password (spec.auth.secretRef) was not found';
     expect(text).to.contain('Creating').and.contain(`Degraded True ReconcileError\n${message}`);
-    expect(text).to.contain('requeue after 10 s').and.contain(message).and.match(/in [\d.]+ s \(requeue-after\)|running now|due now/);
+    expect(text)
+      .to.contain('requeue after 10 s')
+      .and.contain(message)
+      .and.match(/in [\d.]+ s \(requeue-after\)|running now|due now/);
     expect(await row.getAttribute('class')).to.contain('failing');
     await browser.screenshot(page, 'failing-auth-secret-real-reconcile');
     // What the real reconcile returned is what bull-board shows for the job.
@@ -69,13 +87,24 @@ describe('dashboard with the real reconciler', function () {
   it('moves on once the Secret exists, and never shows the password', async () => {
     const key = `${ns}/catalog`;
     const password = 'correct-horse-battery-staple';
-    await api.env.kubectl(['create', 'secret', 'generic', 'catalog-auth', '-n', ns, `--from-literal=password=${password}`]);
+    await api.env.kubectl([
+      'create',
+      'secret',
+      'generic',
+      'catalog-auth',
+      '-n',
+      ns,
+      `--from-literal=password=${password}`,
+    ]);
     await queue.enqueue(key);
     const page = await browser.open(`${server.url}${clustersPath}`);
-    await waitFor(async () => {
-      await page.reload();
-      return /waiting for pods: \d\/6 ready/.test(await page.locator(`tr[data-key="${key}"]`).innerText());
-    }, { what: `${key} waiting for its pods`, interval: 500 });
+    await waitFor(
+      async () => {
+        await page.reload();
+        return /waiting for pods: \d\/6 ready/.test(await page.locator(`tr[data-key="${key}"]`).innerText());
+      },
+      { what: `${key} waiting for its pods`, interval: 500 },
+    );
     expect(await page.content()).not.to.contain(password);
     const jobs = await queue.bull.getJobs(['completed', 'failed', 'delayed', 'waiting', 'active']);
     expect(JSON.stringify(jobs.map((j) => [j.data, j.returnvalue, j.failedReason]))).not.to.contain(password);
@@ -84,12 +113,16 @@ describe('dashboard with the real reconciler', function () {
   it('drops the row once the RedisCluster is gone', async () => {
     const key = `${ns}/catalog`;
     await api.env.kubectl(['delete', 'rediscluster', 'catalog', '-n', ns, '--wait=false']);
-    await waitFor(async () => {
-      await queue.enqueue(key); // the event the deletion would send
-      return (await rowsOf()).every((h) => h.key !== key);
-    }, { what: `${key} gone from the cluster view`, interval: 500 });
+    await waitFor(
+      async () => {
+        await queue.enqueue(key); // the event the deletion would send
+        return (await rowsOf()).every((h) => h.key !== key);
+      },
+      { what: `${key} gone from the cluster view`, interval: 500 },
+    );
     // Once the runs queued meanwhile have found it gone too, nothing shows it.
-    const page = async () => (await fetch(`${server.url}${clustersPath}`, { headers: { authorization: `Bearer ${token}` } })).text();
+    const page = async () =>
+      (await fetch(`${server.url}${clustersPath}`, { headers: { authorization: `Bearer ${token}` } })).text();
     await waitFor(async () => !(await page()).includes(key), { what: `${key} gone from the page` });
     expect(await page()).to.contain('No RedisCluster has run yet.');
   });

@@ -8,7 +8,12 @@ import { createLogger } from '../../../shared/io/log.ts';
 import { createRegistry, registerQueueGauges } from '../../../shared/io/metrics.ts';
 import { producerConnection } from '../../../shared/io/queue/connection.ts';
 import type { QueueNames } from '../../../shared/io/queue/keys.ts';
-import { startQueueWorker, type QueueWorker, type QueueWorkerSettings, type Reconcile } from '../../../shared/io/queue/queue-worker.ts';
+import {
+  startQueueWorker,
+  type QueueWorker,
+  type QueueWorkerSettings,
+  type Reconcile,
+} from '../../../shared/io/queue/queue-worker.ts';
 import { createReconcileQueue, type ReconcileQueue } from '../../../shared/io/queue/reconcile-queue.ts';
 import { runLog, type RunLog } from '../../../shared/io/queue/run-log.ts';
 
@@ -19,19 +24,32 @@ export interface DashboardStack {
   close(): Promise<void>;
 }
 
-export async function startDashboardStack(options: { names: QueueNames; token: string; reconcile: Reconcile; settings: QueueWorkerSettings }): Promise<DashboardStack> {
+export async function startDashboardStack(options: {
+  names: QueueNames;
+  token: string;
+  reconcile: Reconcile;
+  settings: QueueWorkerSettings;
+}): Promise<DashboardStack> {
   const { names, token } = options;
   const redis: RedisServer = await startRedis();
   const connection = producerConnection(redis.url);
   const queue = createReconcileQueue({ connection, names });
-  const worker: QueueWorker = startQueueWorker({ redisUrl: redis.url, names, reconcile: options.reconcile, settings: options.settings, log: createLogger({ level: 'silent' }) });
+  const worker: QueueWorker = startQueueWorker({
+    redisUrl: redis.url,
+    names,
+    reconcile: options.reconcile,
+    settings: options.settings,
+    log: createLogger({ level: 'silent' }),
+  });
   const registry = createRegistry({ defaultMetrics: false });
   registerQueueGauges(registry, names.queue, () => queue.bull.getJobCounts());
   const app = createHttpApp({ registry });
   app.use(dashboardRouter({ queue: queue.bull, redis: connection, names, readOnly: true, token }));
   const server = await listen(app, 0);
   return {
-    queue, server, runs: runLog(connection, names),
+    queue,
+    server,
+    runs: runLog(connection, names),
     async close() {
       await server.close();
       await worker.close();

@@ -23,10 +23,17 @@ const migrating = 'prod/sessions';
 const failing = 'staging/catalog';
 const missingSecret = 'Secret catalog-auth with key password (spec.auth.secretRef) was not found';
 
-const condition = (type: string, status: 'True' | 'False', reason: string, message: string) => ({ type, status, reason, message });
+const condition = (type: string, status: 'True' | 'False', reason: string, message: string) => ({
+  type,
+  status,
+  reason,
+  message,
+});
 
 const readyStatus: StatusSnapshot = {
-  phase: 'Running', slotsCovered: 16384, readyNodes: 6,
+  phase: 'Running',
+  slotsCovered: 16384,
+  readyNodes: 6,
   conditions: [
     condition('Ready', 'True', 'ClusterReady', 'all 6 nodes ready, 16384 slots covered'),
     condition('Progressing', 'False', 'Idle', 'no operation in progress'),
@@ -38,7 +45,9 @@ const readyStatus: StatusSnapshot = {
 function migratingStatus(moved: number): StatusSnapshot {
   const progress = `migrating slots: ${moved}/5461`;
   return {
-    phase: 'Scaling', slotsCovered: 16384, readyNodes: 8,
+    phase: 'Scaling',
+    slotsCovered: 16384,
+    readyNodes: 8,
     operation: { type: 'ScaleOut', progress, startedAt: '2026-12-03T07:00:00.000Z' },
     conditions: [
       condition('Ready', 'False', 'OperationInProgress', `8/8 nodes ready, 16384/16384 slots covered: ${progress}`),
@@ -49,10 +58,20 @@ function migratingStatus(moved: number): StatusSnapshot {
 }
 
 /** The status the reconciler writes for a missing auth Secret, from its own pure function. */
-const noSecretStatus = snapshotOf(computeStatus({
-  name: 'catalog', generation: 1, previous: undefined, expectedPods: 6, pods: [], topology: undefined, plan: undefined,
-  paused: false, error: missingSecret, now: new Date().toISOString(),
-}));
+const noSecretStatus = snapshotOf(
+  computeStatus({
+    name: 'catalog',
+    generation: 1,
+    previous: undefined,
+    expectedPods: 6,
+    pods: [],
+    topology: undefined,
+    plan: undefined,
+    paused: false,
+    error: missingSecret,
+    now: new Date().toISOString(),
+  }),
+);
 
 /** Each key's runs, in order: what the reconciler decides for these three clusters. */
 function scriptedReconcile() {
@@ -86,8 +105,17 @@ describe('dashboard', function () {
   before(async () => {
     browser = await startBrowser(token);
     stack = await startDashboardStack({
-      names, token, reconcile: scriptedReconcile(),
-      settings: { concurrency: 2, timeoutMs: 10_000, lockDurationMs: 5_000, stalledIntervalMs: 2_000, maxStalledCount: 5, backoff: { baseMs: 500, maxMs: 600_000, jitter: 0 } },
+      names,
+      token,
+      reconcile: scriptedReconcile(),
+      settings: {
+        concurrency: 2,
+        timeoutMs: 10_000,
+        lockDurationMs: 5_000,
+        stalledIntervalMs: 2_000,
+        maxStalledCount: 5,
+        backoff: { baseMs: 500, maxMs: 600_000, jitter: 0 },
+      },
     });
     ({ queue, runs, server } = stack);
     // Three events for the Ready cluster, one after the other (three runs); one for the others.
@@ -125,7 +153,8 @@ describe('dashboard', function () {
     const completed = await queue.bull.getCompleted();
     const last = completed.find((job) => job.name === migrating && job.returnvalue?.outcome === 'requeue after 1 h');
     expect(last?.returnvalue).to.deep.equal({
-      outcome: 'requeue after 1 h', phase: 'Scaling',
+      outcome: 'requeue after 1 h',
+      phase: 'Scaling',
       summary: 'migrating slots: 1200/5461; migrate 400 slot(s) in 1 move(s): rebalance onto sessions-3',
     });
     const failed = (await queue.bull.getFailed()).filter((job) => job.name === failing);
@@ -143,7 +172,11 @@ describe('dashboard', function () {
     const page = await open(clustersPath);
     const rows = page.locator('tbody tr.row');
     await rows.first().waitFor();
-    expect(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-key')))).to.deep.equal([failing, migrating, ready]);
+    expect(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-key')))).to.deep.equal([
+      failing,
+      migrating,
+      ready,
+    ]);
     await screenshot(page, 'clusters');
 
     // The failing cluster: the error a user can act on, the backoff before the next try.
@@ -152,19 +185,28 @@ describe('dashboard', function () {
     expect(badText).to.contain('Creating').and.contain(`Degraded True ReconcileError\n${missingSecret}`);
     expect(badText).to.match(/error, retry after [\d.]+ s \(failure \d+\): Secret catalog-auth with key password/);
     // The key keeps retrying while the page loads: any moment of its backoff cycle is right.
-    expect(badText).to.match(/in [\d.]+ (ms|s|min) \(backoff after failure \d+\)|running now|due now|queued, runs next/);
+    expect(badText).to.match(
+      /in [\d.]+ (ms|s|min) \(backoff after failure \d+\)|running now|due now|queued, runs next/,
+    );
 
     // Mid-migration: the operation, its progress (and bar), the requeue-after.
     const busy = page.locator(`tr[data-key="${migrating}"]`);
     const busyText = await busy.innerText();
     expect(busyText).to.contain('Scaling').and.contain('ScaleOut').and.contain('migrating slots: 1200/5461');
-    expect(busyText).to.contain('16384/16384').and.contain('requeue after 1 h').and.match(/in (59\.\d|60) min \(requeue-after\)/);
+    expect(busyText)
+      .to.contain('16384/16384')
+      .and.contain('requeue after 1 h')
+      .and.match(/in (59\.\d|60) min \(requeue-after\)/);
     expect(await busy.locator('.bar i').last().getAttribute('style')).to.equal('width:22.0%');
 
     // Ready: conditions all good, the last run done, three runs kept.
     const good = page.locator(`tr[data-key="${ready}"]`);
     const goodText = await good.innerText();
-    expect(goodText).to.contain('Running').and.contain('Ready True ClusterReady').and.contain('done').and.contain('cluster is ready');
+    expect(goodText)
+      .to.contain('Running')
+      .and.contain('Ready True ClusterReady')
+      .and.contain('done')
+      .and.contain('cluster is ready');
     expect(goodText).to.contain('on the next change or resync');
     expect(await good.locator('.strip .dot').count()).to.equal(2);
 
@@ -173,14 +215,20 @@ describe('dashboard', function () {
     expect(href).to.match(new RegExp(`^/admin/queues/queue/${names.queue}/.+`));
 
     // The charts: an hour of runs (each outcome counted) and queue depth samples.
-    const charts = await page.locator('svg[role=img]').evaluateAll((svgs) => svgs.map((s) => s.getAttribute('aria-label')));
+    const charts = await page
+      .locator('svg[role=img]')
+      .evaluateAll((svgs) => svgs.map((s) => s.getAttribute('aria-label')));
     // Ready: 3 done; migrating: 3 requeues; failing: 1 requeue, then failures (still retrying).
     expect(charts[0]).to.match(/^runs in the last hour: 3 ok, 4 requeued, ([2-9]|\d\d+) failed/);
     expect(Number(/^queue depth over the last hour: (\d+) samples/.exec(charts[1] ?? '')?.[1])).to.be.at.least(3);
   });
 
   it('shows each cluster alone at ?key=, for a screenshot or a link', async () => {
-    for (const [key, name, expected] of [[ready, 'ready', 'Running'], [migrating, 'mid-migration', 'migrating slots: 1200/5461'], [failing, 'failing-auth-secret', missingSecret]] as const) {
+    for (const [key, name, expected] of [
+      [ready, 'ready', 'Running'],
+      [migrating, 'mid-migration', 'migrating slots: 1200/5461'],
+      [failing, 'failing-auth-secret', missingSecret],
+    ] as const) {
       const page = await open(`${clustersPath}?key=${encodeURIComponent(key)}`);
       const rows = page.locator('tbody tr.row');
       expect(await rows.count()).to.equal(1);

@@ -25,12 +25,19 @@ import { restartComponent } from '../../../infra/local/restart.ts';
 import { isRunning } from '../../../infra/local/processes.ts';
 import { readState, type EnvState } from '../../../infra/local/state.ts';
 
-interface Received { verb: string; name: string; labels: Record<string, string> }
+interface Received {
+  verb: string;
+  name: string;
+  labels: Record<string, string>;
+}
 
 /** etcd's JSON gateway (v3 API over HTTP) on the environment's client port. */
 function etcdOf(state: EnvState) {
   const call = async (op: string, body: object) => {
-    const res = await fetch(`http://127.0.0.1:${state.ports.etcd}/v3/kv/${op}`, { method: 'POST', body: JSON.stringify(body) });
+    const res = await fetch(`http://127.0.0.1:${state.ports.etcd}/v3/kv/${op}`, {
+      method: 'POST',
+      body: JSON.stringify(body),
+    });
     if (!res.ok) throw new Error(`etcd ${op}: HTTP ${res.status} ${await res.text()}`);
     return res.json() as Promise<{ kvs?: { value: string }[]; deleted?: string }>;
   };
@@ -63,9 +70,16 @@ describe('event source across an API server restart', function () {
   const silent = createLogger({ level: 'silent' });
   const names = ['kept', 'changed', 'removed'];
 
-  const cluster = (name: string) => ({ apiVersion: API_VERSION_V1BETA1, kind: KIND, metadata: { name, namespace: ns }, spec: { masters: 3 } });
+  const cluster = (name: string) => ({
+    apiVersion: API_VERSION_V1BETA1,
+    kind: KIND,
+    metadata: { name, namespace: ns },
+    spec: { masters: 3 },
+  });
   const has = (events: Received[], verb: string, name: string, labels: Record<string, string> = {}) =>
-    events.some((r) => r.verb === verb && r.name === name && Object.entries(labels).every(([k, v]) => r.labels[k] === v));
+    events.some(
+      (r) => r.verb === verb && r.name === name && Object.entries(labels).every(([k, v]) => r.labels[k] === v),
+    );
 
   before(async () => {
     api = await installApi('knredis-event-source-restart-test');
@@ -75,7 +89,12 @@ describe('event source across an API server restart', function () {
       const event = HTTP.toEvent({ headers: req.headers, body: req.body.toString('utf8') });
       const one = Array.isArray(event) ? event[0]! : event;
       const data = one.data as { kind?: string; metadata?: { name?: string; labels?: Record<string, string> } };
-      if (data.kind === KIND) received.push({ verb: one.type.split('.').pop()!, name: data.metadata?.name ?? '', labels: data.metadata?.labels ?? {} });
+      if (data.kind === KIND)
+        received.push({
+          verb: one.type.split('.').pop()!,
+          name: data.metadata?.name ?? '',
+          labels: data.metadata?.labels ?? {},
+        });
       res.status(202).end();
     });
     sink = await listen(app, 0);
@@ -83,12 +102,22 @@ describe('event source across an API server restart', function () {
     // 1: three RedisClusters, seen by the running event source.
     for (const name of names) await api.objects.create(cluster(name));
     const config = readConfig({ K_SINK: sink.url + '/', KUBECONFIG: api.env.kubeconfigPath, WATCH_NAMESPACE: ns });
-    source = await startEventSource({ config, log: silent, app: express(), registry: createRegistry({ defaultMetrics: false }), env: {}, addProbe: () => {} });
+    source = await startEventSource({
+      config,
+      log: silent,
+      app: express(),
+      registry: createRegistry({ defaultMetrics: false }),
+      env: {},
+      addProbe: () => {},
+    });
     for (const name of names) await api.env.waitFor(() => has(received, 'add', name), { what: `add of ${name}` });
     // 2: what a watcher knew before the restart (its list and resourceVersion).
     const resource = watchedResources(ns)[0]!;
     const objects = KubernetesObjectApi.makeApiClient(api.env.kubeConfig());
-    client = watchClient(new Watch(api.env.kubeConfig()), () => objects.list(resource.apiVersion, resource.kind, ns), { path: resource.path, timeoutSeconds: 60 });
+    client = watchClient(new Watch(api.env.kubeConfig()), () => objects.list(resource.apiVersion, resource.kind, ns), {
+      path: resource.path,
+      timeoutSeconds: 60,
+    });
     beforeRestart = await client.list();
     // 3: the restart; meanwhile one RedisCluster changes and one goes, straight in etcd.
     mark = received.length;
@@ -98,7 +127,10 @@ describe('event source across an API server restart', function () {
     restarted = await restartComponent(api.env.name, 'kube-apiserver', {
       async whileDown() {
         const changed = await etcd.get(key('changed'));
-        await etcd.put(key('changed'), { ...changed, metadata: { ...changed.metadata, labels: { ...changed.metadata.labels, edited: 'while-down' } } });
+        await etcd.put(key('changed'), {
+          ...changed,
+          metadata: { ...changed.metadata, labels: { ...changed.metadata.labels, edited: 'while-down' } },
+        });
         await etcd.delete(key('removed'));
       },
     });
@@ -115,40 +147,77 @@ describe('event source across an API server restart', function () {
 
   it('restarts the API server under a new pid and leaves every node Ready', async () => {
     expect(restarted.processes['kube-apiserver']!.pid).to.not.equal(oldPid);
-    expect(readState(api.env.name)!.processes['kube-apiserver']!.pid).to.equal(restarted.processes['kube-apiserver']!.pid);
+    expect(readState(api.env.name)!.processes['kube-apiserver']!.pid).to.equal(
+      restarted.processes['kube-apiserver']!.pid,
+    );
     expect(isRunning(oldPid)).to.equal(false);
     // The environment is shared with later test files: its nodes must be Ready again.
     const core = api.env.kubeConfig().makeApiClient(CoreV1Api);
-    await api.env.waitFor(async () => (await core.listNode()).items.every((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')), { what: 'every node Ready after the restart', timeout: 90_000 });
+    await api.env.waitFor(
+      async () =>
+        (await core.listNode()).items.every((n) =>
+          n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+        ),
+      { what: 'every node Ready after the restart', timeout: 90_000 },
+    );
   });
 
   it('emits update for every RedisCluster that exists, delete for the one removed meanwhile and add for the new one, then keeps watching', async () => {
     const since = () => received.slice(mark);
-    await api.env.waitFor(() => has(since(), 'update', 'changed', { edited: 'while-down' }), { what: 'update of the RedisCluster changed while the API server was down' });
-    await api.env.waitFor(() => has(since(), 'delete', 'removed'), { what: 'delete of the RedisCluster removed while the API server was down' });
+    await api.env.waitFor(() => has(since(), 'update', 'changed', { edited: 'while-down' }), {
+      what: 'update of the RedisCluster changed while the API server was down',
+    });
+    await api.env.waitFor(() => has(since(), 'delete', 'removed'), {
+      what: 'delete of the RedisCluster removed while the API server was down',
+    });
     await api.env.waitFor(() => has(since(), 'update', 'kept'), { what: 'update of the unchanged RedisCluster' });
-    await api.env.waitFor(() => has(since(), 'add', 'created'), { what: 'add of the RedisCluster created after the restart' });
+    await api.env.waitFor(() => has(since(), 'add', 'created'), {
+      what: 'add of the RedisCluster created after the restart',
+    });
     await api.objects.delete(cluster('created'));
-    await api.env.waitFor(() => has(since(), 'delete', 'created'), { what: 'delete of the RedisCluster created after the restart' });
+    await api.env.waitFor(() => has(since(), 'delete', 'created'), {
+      what: 'delete of the RedisCluster created after the restart',
+    });
   });
 
   it('gets 410 Gone from the restarted server for a pre-restart version, and the loop resuming from it lists again', async () => {
     // The real server's answer to the old version, through the watch client the loop uses.
-    const answer = await client.watch(beforeRestart.resourceVersion, () => {}, AbortSignal.timeout(30_000)).then(() => 'ended', (error: unknown) => error);
+    const answer = await client
+      .watch(beforeRestart.resourceVersion, () => {}, AbortSignal.timeout(30_000))
+      .then(
+        () => 'ended',
+        (error: unknown) => error,
+      );
     expect(isExpired(answer), `answer: ${String(answer)}`).to.equal(true);
     // A loop that listed before the restart and watches again only now (as the event source
     // does when its retry lands after the new server is ready).
     let stale: typeof beforeRestart | undefined = beforeRestart;
-    const resuming: ListWatchClient = { list: async () => { const first = stale; stale = undefined; return first ?? client.list(); }, watch: client.watch };
+    const resuming: ListWatchClient = {
+      list: async () => {
+        const first = stale;
+        stale = undefined;
+        return first ?? client.list();
+      },
+      watch: client.watch,
+    };
     const events: Received[] = [];
     const lines: { msg?: string }[] = [];
-    const destination = new Writable({ write(chunk, _enc, done) { lines.push(JSON.parse(String(chunk))); done(); } });
+    const destination = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(JSON.parse(String(chunk)));
+        done();
+      },
+    });
     const loop = startListWatch({
-      client: resuming, backoff: { baseMs: 200, maxMs: 2_000, jitter: 0.2 }, log: createLogger({ level: 'info', destination }),
+      client: resuming,
+      backoff: { baseMs: 200, maxMs: 2_000, jitter: 0.2 },
+      log: createLogger({ level: 'info', destination }),
       onChange: (o, verb) => events.push({ verb, name: o.metadata?.name ?? '', labels: o.metadata?.labels ?? {} }),
     });
     try {
-      await api.env.waitFor(() => lines.some((l) => /listed again/.test(l.msg ?? '')), { what: 'the relist after 410' });
+      await api.env.waitFor(() => lines.some((l) => /listed again/.test(l.msg ?? '')), {
+        what: 'the relist after 410',
+      });
       expect(lines.some((l) => /410 Gone/.test(l.msg ?? ''))).to.equal(true);
       const relisted = events.slice(names.length);
       expect(has(relisted, 'update', 'kept')).to.equal(true);

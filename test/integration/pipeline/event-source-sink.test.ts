@@ -41,10 +41,19 @@ describe('event source and an absent or busy sink', function () {
     redis = await startRedis({ dir: redisDir });
     const sinkPort = await freePort();
     config = readConfig({
-      K_SINK: `http://127.0.0.1:${sinkPort}/`, KUBECONFIG: api.env.kubeconfigPath, WATCH_NAMESPACE: ns, REDIS_URL: redis.url,
-      QUEUE_PREFIX: names.prefix, QUEUE_NAME: names.queue, INGEST_RETRY_AFTER_S: '1', PORT: String(sinkPort),
+      K_SINK: `http://127.0.0.1:${sinkPort}/`,
+      KUBECONFIG: api.env.kubeconfigPath,
+      WATCH_NAMESPACE: ns,
+      REDIS_URL: redis.url,
+      QUEUE_PREFIX: names.prefix,
+      QUEUE_NAME: names.queue,
+      INGEST_RETRY_AFTER_S: '1',
+      PORT: String(sinkPort),
     });
-    queue = new Queue(names.queue, { connection: { host: redis.host, port: redis.port, maxRetriesPerRequest: null }, prefix: names.prefix });
+    queue = new Queue(names.queue, {
+      connection: { host: redis.host, port: redis.port, maxRetriesPerRequest: null },
+      prefix: names.prefix,
+    });
     queue.on('error', () => {});
   });
   after(async () => {
@@ -57,32 +66,73 @@ describe('event source and an absent or busy sink', function () {
     await api?.stop();
   });
 
-  const cluster = (name: string) => ({ apiVersion: API_VERSION_V1BETA1, kind: KIND, metadata: { name, namespace: ns }, spec: { masters: 3 } });
-  const queuedKeys = async () => (await queue.getJobs(['waiting', 'delayed', 'prioritized', 'active', 'completed'])).map((job) => job?.data?.key as string);
+  const cluster = (name: string) => ({
+    apiVersion: API_VERSION_V1BETA1,
+    kind: KIND,
+    metadata: { name, namespace: ns },
+    spec: { masters: 3 },
+  });
+  const queuedKeys = async () =>
+    (await queue.getJobs(['waiting', 'delayed', 'prioritized', 'active', 'completed'])).map(
+      (job) => job?.data?.key as string,
+    );
   const attempts = (name: string, msg: RegExp, status?: number) =>
-    logLines.filter((l) => l.subject?.endsWith(`/redisclusters/${name}`) && msg.test(l.msg ?? '') && (status === undefined || l.status === status)).length;
+    logLines.filter(
+      (l) =>
+        l.subject?.endsWith(`/redisclusters/${name}`) &&
+        msg.test(l.msg ?? '') &&
+        (status === undefined || l.status === status),
+    ).length;
 
   it('delivers the events once ingest starts listening on the port where nothing listened', async () => {
-    const destination = new Writable({ write(chunk, _enc, done) { logLines.push(JSON.parse(String(chunk))); done(); } });
+    const destination = new Writable({
+      write(chunk, _enc, done) {
+        logLines.push(JSON.parse(String(chunk)));
+        done();
+      },
+    });
     const log = createLogger({ level: 'debug', destination });
-    source = await startEventSource({ config, log, app: express(), registry: createRegistry({ defaultMetrics: false }), env: {}, addProbe: () => {} });
+    source = await startEventSource({
+      config,
+      log,
+      app: express(),
+      registry: createRegistry({ defaultMetrics: false }),
+      env: {},
+      addProbe: () => {},
+    });
     await api.objects.create(cluster('early'));
-    await api.env.waitFor(() => attempts('early', /sink unreachable/) >= 2, { what: 'two failed deliveries of the add of early' });
+    await api.env.waitFor(() => attempts('early', /sink unreachable/) >= 2, {
+      what: 'two failed deliveries of the add of early',
+    });
 
     const app = createHttpApp({});
-    ingest = await startIngest({ config, log: createLogger({ level: 'silent' }), app, registry: createRegistry({ defaultMetrics: false }), env: {}, addProbe: () => {} });
+    ingest = await startIngest({
+      config,
+      log: createLogger({ level: 'silent' }),
+      app,
+      registry: createRegistry({ defaultMetrics: false }),
+      env: {},
+      addProbe: () => {},
+    });
     server = await listen(app, config.port);
-    await api.env.waitFor(async () => (await queuedKeys()).includes(`${ns}/early`), { what: `${ns}/early in the queue` });
+    await api.env.waitFor(async () => (await queuedKeys()).includes(`${ns}/early`), {
+      what: `${ns}/early in the queue`,
+    });
   });
 
-  it('retries the 503 ingest answers while the queue\'s Redis is down, and delivers once it is back', async () => {
+  it("retries the 503 ingest answers while the queue's Redis is down, and delivers once it is back", async () => {
     const port = redis!.port;
     await redis!.kill();
     await api.objects.create(cluster('during'));
-    await api.env.waitFor(() => attempts('during', /sink busy/, 503) >= 2, { what: 'two 503 answers to the add of during' });
+    await api.env.waitFor(() => attempts('during', /sink busy/, 503) >= 2, {
+      what: 'two 503 answers to the add of during',
+    });
     expect(attempts('during', /refused|dropped/)).to.equal(0);
 
     redis = await startRedis({ port, dir: redisDir });
-    await api.env.waitFor(async () => (await queuedKeys()).includes(`${ns}/during`), { what: `${ns}/during in the queue`, timeout: 90_000 });
+    await api.env.waitFor(async () => (await queuedKeys()).includes(`${ns}/during`), {
+      what: `${ns}/during in the queue`,
+      timeout: 90_000,
+    });
   });
 });

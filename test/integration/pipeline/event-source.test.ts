@@ -5,7 +5,14 @@ import { installApi, type InstalledApi } from '../api/api-fixture.ts';
 import { createHttpApp, listen, type Listening } from '../../../shared/io/http.ts';
 import { createLogger } from '../../../shared/io/log.ts';
 import { createRegistry } from '../../../shared/io/metrics.ts';
-import { API_VERSION_V1BETA1, KIND, LABEL_CLUSTER, LABEL_INSTANCE, LABEL_MANAGED_BY, MANAGED_BY_VALUE } from '../../../shared/core/api/group.ts';
+import {
+  API_VERSION_V1BETA1,
+  KIND,
+  LABEL_CLUSTER,
+  LABEL_INSTANCE,
+  LABEL_MANAGED_BY,
+  MANAGED_BY_VALUE,
+} from '../../../shared/core/api/group.ts';
 import { ingestRouter } from '../../../functions/ingest/app.ts';
 import { start as startEventSource } from '../../../functions/event-source/index.ts';
 import { readConfig } from '../../../functions/start-config.ts';
@@ -27,8 +34,21 @@ describe('event source', function () {
     // The sink is the real ingest router: the test sees the keys ingest would queue.
     const app = createHttpApp({});
     let last: { type: string; subject: string } = { type: '', subject: '' };
-    app.use((req: express.Request, _res, next) => { last = { type: String(req.headers['ce-type']), subject: String(req.headers['ce-subject']) }; posted.push(last.subject); next(); });
-    app.use(ingestRouter({ enqueue: async (key) => { received.push({ ...last, keys: [key] }); }, maxBodyBytes: 1 << 20, retryAfterS: 1, log }));
+    app.use((req: express.Request, _res, next) => {
+      last = { type: String(req.headers['ce-type']), subject: String(req.headers['ce-subject']) };
+      posted.push(last.subject);
+      next();
+    });
+    app.use(
+      ingestRouter({
+        enqueue: async (key) => {
+          received.push({ ...last, keys: [key] });
+        },
+        maxBodyBytes: 1 << 20,
+        retryAfterS: 1,
+        log,
+      }),
+    );
     sink = await listen(app, 0);
   });
   after(async () => {
@@ -37,23 +57,64 @@ describe('event source', function () {
     await api?.stop();
   });
 
-  const cluster = (name: string) => ({ apiVersion: API_VERSION_V1BETA1, kind: KIND, metadata: { name, namespace: ns }, spec: { masters: 3 } });
+  const cluster = (name: string) => ({
+    apiVersion: API_VERSION_V1BETA1,
+    kind: KIND,
+    metadata: { name, namespace: ns },
+    spec: { masters: 3 },
+  });
   const seen = (type: string, key: string) => received.some((r) => r.type === type && r.keys.includes(key));
 
   it('emits add for what exists, then turns a created, updated and deleted RedisCluster and a labelled child into their keys', async () => {
     await api.objects.create(cluster('early'));
     const config = readConfig({ K_SINK: sink.url + '/', KUBECONFIG: api.env.kubeconfigPath, WATCH_NAMESPACE: ns });
-    source = await startEventSource({ config, log, app: express(), registry: createRegistry({ defaultMetrics: false }), env: {}, addProbe: () => {} });
-    await api.env.waitFor(() => seen('dev.knative.apiserver.resource.add', `${ns}/early`), { what: 'add of the RedisCluster that existed before' });
+    source = await startEventSource({
+      config,
+      log,
+      app: express(),
+      registry: createRegistry({ defaultMetrics: false }),
+      env: {},
+      addProbe: () => {},
+    });
+    await api.env.waitFor(() => seen('dev.knative.apiserver.resource.add', `${ns}/early`), {
+      what: 'add of the RedisCluster that existed before',
+    });
 
     await api.objects.create(cluster('demo'));
     await api.env.waitFor(() => seen('dev.knative.apiserver.resource.add', `${ns}/demo`), { what: 'add of demo' });
-    await api.objects.patch({ apiVersion: API_VERSION_V1BETA1, kind: KIND, metadata: { name: 'demo', namespace: ns, labels: { team: 'cache' } } }, undefined, undefined, undefined, undefined, 'application/merge-patch+json' as never);
-    await api.env.waitFor(() => seen('dev.knative.apiserver.resource.update', `${ns}/demo`), { what: 'update of demo' });
-    await api.objects.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'demo-config', namespace: ns, labels: { [LABEL_MANAGED_BY]: MANAGED_BY_VALUE, [LABEL_INSTANCE]: 'demo', [LABEL_CLUSTER]: 'demo' } }, data: { a: 'b' } });
-    await api.env.waitFor(() => received.some((r) => r.subject.includes('/configmaps/demo-config') && r.keys.includes(`${ns}/demo`)), { what: 'the child ConfigMap mapped to demo' });
+    await api.objects.patch(
+      {
+        apiVersion: API_VERSION_V1BETA1,
+        kind: KIND,
+        metadata: { name: 'demo', namespace: ns, labels: { team: 'cache' } },
+      },
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      'application/merge-patch+json' as never,
+    );
+    await api.env.waitFor(() => seen('dev.knative.apiserver.resource.update', `${ns}/demo`), {
+      what: 'update of demo',
+    });
+    await api.objects.create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {
+        name: 'demo-config',
+        namespace: ns,
+        labels: { [LABEL_MANAGED_BY]: MANAGED_BY_VALUE, [LABEL_INSTANCE]: 'demo', [LABEL_CLUSTER]: 'demo' },
+      },
+      data: { a: 'b' },
+    });
+    await api.env.waitFor(
+      () => received.some((r) => r.subject.includes('/configmaps/demo-config') && r.keys.includes(`${ns}/demo`)),
+      { what: 'the child ConfigMap mapped to demo' },
+    );
     await api.objects.delete(cluster('demo'));
-    await api.env.waitFor(() => seen('dev.knative.apiserver.resource.delete', `${ns}/demo`), { what: 'delete of demo' });
+    await api.env.waitFor(() => seen('dev.knative.apiserver.resource.delete', `${ns}/demo`), {
+      what: 'delete of demo',
+    });
     // An unlabelled ConfigMap is not watched at all.
     await api.objects.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'stranger', namespace: ns } });
     await api.objects.create(cluster('marker'));

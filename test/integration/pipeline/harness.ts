@@ -10,8 +10,14 @@ export function uniqueNames(tag: string) {
 }
 
 export interface WorkerProcessConfig {
-  redisUrl: string; prefix: string; queue: string; list: string; runMs: number;
-  concurrency: number; lockDurationMs: number; stalledIntervalMs: number;
+  redisUrl: string;
+  prefix: string;
+  queue: string;
+  list: string;
+  runMs: number;
+  concurrency: number;
+  lockDurationMs: number;
+  stalledIntervalMs: number;
 }
 
 const workerScript = new URL('./worker-process.ts', import.meta.url).pathname;
@@ -21,7 +27,10 @@ export class Processes {
   readonly killedAt = new Map<number, number>();
 
   async startWorker(config: WorkerProcessConfig): Promise<ChildProcess> {
-    const child = fork(workerScript, [JSON.stringify(config)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(workerScript, [JSON.stringify(config)], {
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     this.children.push(child);
     await new Promise<void>((resolve, reject) => {
       child.once('message', () => resolve());
@@ -48,7 +57,8 @@ export async function quiet(queue: Queue, { checks = 3, pollMs = 100, limitMs = 
   const deadline = Date.now() + limitMs;
   let calm = 0;
   while (calm < checks) {
-    if (Date.now() > deadline) throw new Error(`queue still busy after ${limitMs} ms: ${JSON.stringify(await queue.getJobCounts())}`);
+    if (Date.now() > deadline)
+      throw new Error(`queue still busy after ${limitMs} ms: ${JSON.stringify(await queue.getJobCounts())}`);
     const c = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
     calm = Object.values(c).every((n) => n === 0) ? calm + 1 : 0;
     await new Promise((r) => setTimeout(r, pollMs));
@@ -56,7 +66,12 @@ export async function quiet(queue: Queue, { checks = 3, pollMs = 100, limitMs = 
 }
 
 /** Polls until check() is true (bounded); returns what it last saw. */
-export async function until<T>(what: string, read: () => Promise<T>, check: (value: T) => boolean, limitMs = 30_000): Promise<T> {
+export async function until<T>(
+  what: string,
+  read: () => Promise<T>,
+  check: (value: T) => boolean,
+  limitMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + limitMs;
   for (;;) {
     const value = await read();

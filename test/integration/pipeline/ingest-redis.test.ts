@@ -21,11 +21,16 @@ const persistent = ['--appendonly', 'yes', '--appendfsync', 'always'];
 const log = createLogger({ level: 'silent' });
 
 function clusterEvent(name: string): { headers: Record<string, unknown>; body: unknown } {
-  const { data, ...attributes } = eventAttributes({ apiVersion: 'cache.redis.io/v1beta1', kind: 'RedisCluster', metadata: { namespace: 'restart', name } }, 'update');
-  return HTTP.binary(new CloudEvent({ id: `${name}-${Date.now()}`, source: 'https://127.0.0.1:6443', ...attributes, data }));
+  const { data, ...attributes } = eventAttributes(
+    { apiVersion: 'cache.redis.io/v1beta1', kind: 'RedisCluster', metadata: { namespace: 'restart', name } },
+    'update',
+  );
+  return HTTP.binary(
+    new CloudEvent({ id: `${name}-${Date.now()}`, source: 'https://127.0.0.1:6443', ...attributes, data }),
+  );
 }
 
-describe('ingest across a restart of the queue\'s Redis', function () {
+describe("ingest across a restart of the queue's Redis", function () {
   this.timeout(120_000);
   let dir: string;
   let port: number;
@@ -51,7 +56,11 @@ describe('ingest across a restart of the queue\'s Redis', function () {
   });
 
   const post = (message: { headers: Record<string, unknown>; body: unknown }) =>
-    fetch(server.url + '/', { method: 'POST', headers: message.headers as Record<string, string>, body: String(message.body) });
+    fetch(server.url + '/', {
+      method: 'POST',
+      headers: message.headers as Record<string, string>,
+      body: String(message.body),
+    });
 
   it('answers 503 while Redis is down, recovers by itself, and loses nothing it accepted', async () => {
     const accepted: string[] = [];
@@ -70,19 +79,40 @@ describe('ingest across a restart of the queue\'s Redis', function () {
     }
     // 2: back on the same port and files: ingest reconnects without help.
     redis = await startRedis({ port, dir, args: persistent });
-    await until('ingest to accept again', async () => (await post(clusterEvent('after'))).status, (status) => status === 202, 30_000);
+    await until(
+      'ingest to accept again',
+      async () => (await post(clusterEvent('after'))).status,
+      (status) => status === 202,
+      30_000,
+    );
     accepted.push('restart/after');
     // 3: a worker runs every key accepted before and after the restart.
     const recorder = new Redis(redis.url);
     const worker = startQueueWorker({
-      redisUrl: redis.url, names, reconcile: recordingReconcile(recorder, names.list, { runMs: 1 }), log,
-      settings: { concurrency: 8, timeoutMs: 10_000, lockDurationMs: 5_000, stalledIntervalMs: 2_000, maxStalledCount: 5, backoff: defaultBackoff },
+      redisUrl: redis.url,
+      names,
+      reconcile: recordingReconcile(recorder, names.list, { runMs: 1 }),
+      log,
+      settings: {
+        concurrency: 8,
+        timeoutMs: 10_000,
+        lockDurationMs: 5_000,
+        stalledIntervalMs: 2_000,
+        maxStalledCount: 5,
+        backoff: defaultBackoff,
+      },
     });
     try {
       await quiet(queue.bull);
       const ran = new Set((await readRuns(recorder, names.list)).map((r) => r.key));
-      expect(accepted.filter((key) => !ran.has(key)), 'accepted keys that never ran').to.deep.equal([]);
-      expect([...ran].some((key) => key.startsWith('restart/down')), 'a refused event ran').to.equal(false);
+      expect(
+        accepted.filter((key) => !ran.has(key)),
+        'accepted keys that never ran',
+      ).to.deep.equal([]);
+      expect(
+        [...ran].some((key) => key.startsWith('restart/down')),
+        'a refused event ran',
+      ).to.equal(false);
     } finally {
       await worker.close();
       recorder.disconnect();

@@ -34,8 +34,15 @@ describe('reconcile queue across worker processes', function () {
   });
 
   const config = (overrides: Partial<WorkerProcessConfig> = {}): WorkerProcessConfig => ({
-    redisUrl: redis.url, prefix: names.prefix, queue: names.queue, list: names.list,
-    runMs: 20, concurrency: 8, lockDurationMs: 5_000, stalledIntervalMs: 2_000, ...overrides,
+    redisUrl: redis.url,
+    prefix: names.prefix,
+    queue: names.queue,
+    list: names.list,
+    runMs: 20,
+    concurrency: 8,
+    lockDurationMs: 5_000,
+    stalledIntervalMs: 2_000,
+    ...overrides,
   });
 
   it('never runs a key twice at once, runs each key after its last event and coalesces when 4 processes x 8 take 10,000 events over 100 keys', async () => {
@@ -45,11 +52,13 @@ describe('reconcile queue across worker processes', function () {
     const lastEventAt = new Map<string, number>();
     const events = 10_000;
     for (let sent = 0; sent < events; sent += 500) {
-      await Promise.all(Array.from({ length: 500 }, () => {
-        const key = keys[Math.floor(Math.random() * keys.length)]!;
-        lastEventAt.set(key, Date.now());
-        return queue.enqueue(key);
-      }));
+      await Promise.all(
+        Array.from({ length: 500 }, () => {
+          const key = keys[Math.floor(Math.random() * keys.length)]!;
+          lastEventAt.set(key, Date.now());
+          return queue.enqueue(key);
+        }),
+      );
     }
     await quiet(queue.bull, { checks: 5 });
     const runs = await readRuns(client, names.list);
@@ -68,13 +77,21 @@ describe('reconcile queue across worker processes', function () {
     const fast = { lockDurationMs: 2_000, stalledIntervalMs: 500 };
     const doomed = await processes.startWorker(config({ runMs: 60_000, concurrency: 1, ...fast }));
     await queue.enqueue('ns/victim');
-    await until('the run to start', () => readRuns(client, names.list), (r) => r.length === 1);
+    await until(
+      'the run to start',
+      () => readRuns(client, names.list),
+      (r) => r.length === 1,
+    );
     await processes.kill(doomed, 'SIGKILL');
     // Changes keep arriving while the key's job has lost its worker.
     await queue.enqueue('ns/victim');
     await processes.startWorker(config({ runMs: 20, ...fast }));
     await queue.enqueue('ns/victim');
-    const runs = await until('a run after the kill', () => readRuns(client, names.list), (r) => r.some((run) => run.end !== undefined));
+    const runs = await until(
+      'a run after the kill',
+      () => readRuns(client, names.list),
+      (r) => r.some((run) => run.end !== undefined),
+    );
     await quiet(queue.bull);
     const all = await readRuns(client, names.list);
     expect(all[0]!.pid).to.equal(doomed.pid);
@@ -86,7 +103,11 @@ describe('reconcile queue across worker processes', function () {
   it('finishes the run in flight before a worker process exits on SIGTERM', async () => {
     const worker = await processes.startWorker(config({ runMs: 1_000 }));
     await queue.enqueue('ns/a');
-    await until('the run to start', () => readRuns(client, names.list), (r) => r.length === 1);
+    await until(
+      'the run to start',
+      () => readRuns(client, names.list),
+      (r) => r.length === 1,
+    );
     await processes.kill(worker, 'SIGTERM');
     expect(worker.exitCode).to.equal(0);
     const [run] = await readRuns(client, names.list);

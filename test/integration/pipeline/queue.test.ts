@@ -4,15 +4,31 @@ import { startRedis, type RedisServer } from '../../support/redis-server.ts';
 import { createLogger } from '../../../shared/io/log.ts';
 import { producerConnection } from '../../../shared/io/queue/connection.ts';
 import { createReconcileQueue, type ReconcileQueue } from '../../../shared/io/queue/reconcile-queue.ts';
-import { startQueueWorker, type QueueWorker, type QueueWorkerSettings, type Reconcile } from '../../../shared/io/queue/queue-worker.ts';
-import { done, noted, OwnershipLostError, requeueAfter, TerminalError, type Outcome } from '../../../shared/core/outcome.ts';
+import {
+  startQueueWorker,
+  type QueueWorker,
+  type QueueWorkerSettings,
+  type Reconcile,
+} from '../../../shared/io/queue/queue-worker.ts';
+import {
+  done,
+  noted,
+  OwnershipLostError,
+  requeueAfter,
+  TerminalError,
+  type Outcome,
+} from '../../../shared/core/outcome.ts';
 import { runLog, runsKept } from '../../../shared/io/queue/run-log.ts';
 import { readRuns, recordingReconcile, overlaps } from './recording.ts';
 import { quiet, uniqueNames, until } from './harness.ts';
 
 const log = createLogger({ level: 'silent' });
 const settings: QueueWorkerSettings = {
-  concurrency: 4, timeoutMs: 10_000, lockDurationMs: 5_000, stalledIntervalMs: 2_000, maxStalledCount: 5,
+  concurrency: 4,
+  timeoutMs: 10_000,
+  lockDurationMs: 5_000,
+  stalledIntervalMs: 2_000,
+  maxStalledCount: 5,
   backoff: { baseMs: 50, maxMs: 400, jitter: 0 },
 };
 
@@ -43,12 +59,20 @@ describe('reconcile queue', function () {
   });
 
   function work(reconcile: Reconcile, overrides: Partial<QueueWorkerSettings> = {}, random = () => 0): QueueWorker {
-    const worker = startQueueWorker({ redisUrl: redis.url, names, reconcile, settings: { ...settings, ...overrides }, log, random });
+    const worker = startQueueWorker({
+      redisUrl: redis.url,
+      names,
+      reconcile,
+      settings: { ...settings, ...overrides },
+      log,
+      random,
+    });
     workers.push(worker);
     return worker;
   }
   const runs = () => readRuns(client, names.list);
-  const delayedJobs = async () => (await queue.bull.getDelayed()).map((j) => ({ key: j.data.key, reason: j.data.reason, delay: j.delay }));
+  const delayedJobs = async () =>
+    (await queue.bull.getDelayed()).map((j) => ({ key: j.data.key, reason: j.data.reason, delay: j.delay }));
 
   it('runs a key queued many times once when it was queued before any worker looked', async () => {
     for (let i = 0; i < 20; i++) await queue.enqueue('ns/a');
@@ -61,7 +85,9 @@ describe('reconcile queue', function () {
 
   it('gives exactly one follow-up run, after the run, when changes arrive during a run', async () => {
     let release!: () => void;
-    const gate = new Promise<void>((r) => { release = r; });
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
     let calls = 0;
     work(async (key, ctx) => {
       calls++;
@@ -86,7 +112,16 @@ describe('reconcile queue', function () {
   });
 
   it('retries a failing key with a backoff that doubles, stays capped and starts over after a success', async () => {
-    const script: (Outcome | Error)[] = [new Error('a'), new Error('b'), new Error('c'), new Error('d'), new Error('e'), done(), new Error('f'), done()];
+    const script: (Outcome | Error)[] = [
+      new Error('a'),
+      new Error('b'),
+      new Error('c'),
+      new Error('d'),
+      new Error('e'),
+      done(),
+      new Error('f'),
+      done(),
+    ];
     const delays: number[] = [];
     let n = 0;
     work(async () => {
@@ -100,7 +135,10 @@ describe('reconcile queue', function () {
     const deadline = Date.now() + 30_000;
     while (n < script.length && Date.now() < deadline) {
       for (const job of await queue.bull.getDelayed()) {
-        if (!sawDelays.has(job.id!)) { sawDelays.add(job.id!); delays.push(job.delay); }
+        if (!sawDelays.has(job.id!)) {
+          sawDelays.add(job.id!);
+          delays.push(job.delay);
+        }
       }
       if (n === 6) await queue.enqueue('ns/a'); // after the success, a new change (deduplicated)
       await new Promise((r) => setTimeout(r, 5));
@@ -112,12 +150,15 @@ describe('reconcile queue', function () {
 
   it('runs a key waiting in a long backoff at once when a new event arrives', async () => {
     let n = 0;
-    work(async (key, ctx) => {
-      n++;
-      await recordingReconcile(client, names.list, { runMs: 0 })(key, ctx);
-      if (n === 1) throw new Error('first run fails');
-      return done();
-    }, { backoff: { baseMs: 600_000, maxMs: 600_000, jitter: 0 } });
+    work(
+      async (key, ctx) => {
+        n++;
+        await recordingReconcile(client, names.list, { runMs: 0 })(key, ctx);
+        if (n === 1) throw new Error('first run fails');
+        return done();
+      },
+      { backoff: { baseMs: 600_000, maxMs: 600_000, jitter: 0 } },
+    );
     await queue.enqueue('ns/a');
     const waiting = await until('the retry to wait', delayedJobs, (d) => d.length === 1);
     expect(waiting[0]).to.include({ key: 'ns/a', reason: 'retry', delay: 600_000 });
@@ -144,15 +185,18 @@ describe('reconcile queue', function () {
 
   it('runs a change that arrived during a failing run at once, not after the backoff', async () => {
     let n = 0;
-    work(async (key, ctx) => {
-      n++;
-      await recordingReconcile(client, names.list, { runMs: 0 })(key, ctx);
-      if (n === 1) {
-        await queue.enqueue(key); // a change while running
-        throw new Error('fails');
-      }
-      return done();
-    }, { backoff: { baseMs: 600_000, maxMs: 600_000, jitter: 0 } });
+    work(
+      async (key, ctx) => {
+        n++;
+        await recordingReconcile(client, names.list, { runMs: 0 })(key, ctx);
+        if (n === 1) {
+          await queue.enqueue(key); // a change while running
+          throw new Error('fails');
+        }
+        return done();
+      },
+      { backoff: { baseMs: 600_000, maxMs: 600_000, jitter: 0 } },
+    );
     await queue.enqueue('ns/a');
     await until('the follow-up run', runs, (r) => r.length === 2);
     await quiet(queue.bull);
@@ -168,7 +212,11 @@ describe('reconcile queue', function () {
       return done();
     });
     await queue.enqueue('ns/a');
-    await until('the failed job', () => queue.bull.getFailed(), (f) => f.length === 1);
+    await until(
+      'the failed job',
+      () => queue.bull.getFailed(),
+      (f) => f.length === 1,
+    );
     await quiet(queue.bull);
     expect(await runs()).to.have.length(1);
     expect(await delayedJobs()).to.deep.equal([]);
@@ -178,21 +226,34 @@ describe('reconcile queue', function () {
 
   it('aborts a reconcile that runs out of time and retries it', async () => {
     let n = 0;
-    work(async (_key, ctx) => {
-      n++;
-      if (n === 1) await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve));
-      return done();
-    }, { timeoutMs: 200 });
+    work(
+      async (_key, ctx) => {
+        n++;
+        if (n === 1) await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve));
+        return done();
+      },
+      { timeoutMs: 200 },
+    );
     await queue.enqueue('ns/a');
-    const failed = await until('the timed-out run', () => queue.bull.getFailed(), (f) => f.length === 1);
+    const failed = await until(
+      'the timed-out run',
+      () => queue.bull.getFailed(),
+      (f) => f.length === 1,
+    );
     expect(failed[0]!.failedReason).to.match(/did not finish within 200 ms/);
-    await until('the retry', async () => n, (count) => count === 2);
+    await until(
+      'the retry',
+      async () => n,
+      (count) => count === 2,
+    );
     await quiet(queue.bull);
   });
 
   it('stops a run whose lock was taken away before its next disruptive step, counts no failure, and runs the key again', async () => {
     let release!: () => void;
-    const gate = new Promise<void>((r) => { release = r; });
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
     const steps: string[] = [];
     const seenFailures: number[] = [];
     let stopped: unknown;
@@ -204,16 +265,27 @@ describe('reconcile queue', function () {
           steps.push(`${run}.${i}`);
           if (run === 1) await gate;
         }
-      } catch (error) { stopped = error; throw error; }
+      } catch (error) {
+        stopped = error;
+        throw error;
+      }
       return done();
     });
     await queue.enqueue('ns/a');
-    await until('the first step', async () => steps.length, (n) => n === 1);
+    await until(
+      'the first step',
+      async () => steps.length,
+      (n) => n === 1,
+    );
     const [job] = await queue.bull.getActive();
     await client.del(`${names.prefix}:${names.queue}:${job!.id}:lock`);
     release();
     // BullMQ's stalled check finds the job without its lock and runs it again.
-    await until('the next run', async () => seenFailures.length, (n) => n === 2);
+    await until(
+      'the next run',
+      async () => seenFailures.length,
+      (n) => n === 2,
+    );
     await quiet(queue.bull);
     expect(stopped).to.be.instanceOf(OwnershipLostError);
     expect(steps).to.deep.equal(['1.0', '2.0', '2.1', '2.2']);
@@ -224,13 +296,22 @@ describe('reconcile queue', function () {
   it('aborts the signal of a run whose lock could not be renewed', async () => {
     let reason: unknown;
     work(async (_key, ctx) => {
-      if (reason === undefined) reason = await new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve(ctx.signal.reason)));
+      if (reason === undefined)
+        reason = await new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve(ctx.signal.reason)));
       return done();
     });
     await queue.enqueue('ns/a');
-    const [job] = await until('the run', () => queue.bull.getActive(), (a) => a.length === 1);
+    const [job] = await until(
+      'the run',
+      () => queue.bull.getActive(),
+      (a) => a.length === 1,
+    );
     await client.del(`${names.prefix}:${names.queue}:${job!.id}:lock`);
-    await until('the abort', async () => reason, (r) => r !== undefined);
+    await until(
+      'the abort',
+      async () => reason,
+      (r) => r !== undefined,
+    );
     expect(reason).to.be.instanceOf(OwnershipLostError);
     await quiet(queue.bull);
   });
@@ -248,21 +329,37 @@ describe('reconcile queue', function () {
 
   it('names each job by its key and returns the run: outcome, summary and phase; a failed job keeps the error', async () => {
     let n = 0;
-    work(async () => {
-      n++;
-      if (n === 2) throw new Error('Secret s (spec.auth.secretRef) was not found');
-      return noted(requeueAfter(n === 1 ? 0 : 600_000), { summary: 'migrating slots: 10/20', status: { phase: 'Scaling' } });
-    }, { backoff: { baseMs: 10, maxMs: 10, jitter: 0 } });
+    work(
+      async () => {
+        n++;
+        if (n === 2) throw new Error('Secret s (spec.auth.secretRef) was not found');
+        return noted(requeueAfter(n === 1 ? 0 : 600_000), {
+          summary: 'migrating slots: 10/20',
+          status: { phase: 'Scaling' },
+        });
+      },
+      { backoff: { baseMs: 10, maxMs: 10, jitter: 0 } },
+    );
     await queue.enqueue('ns/a');
-    await until('three runs', async () => n, (count) => count === 3);
+    await until(
+      'three runs',
+      async () => n,
+      (count) => count === 3,
+    );
     await until('the third run to wait its requeue', delayedJobs, (d) => d.length === 1);
-    const completed = await until('two completed jobs', () => queue.bull.getCompleted(), (jobs) => jobs.length === 2);
+    const completed = await until(
+      'two completed jobs',
+      () => queue.bull.getCompleted(),
+      (jobs) => jobs.length === 2,
+    );
     expect(completed.map((j) => [j.name, j.returnvalue])).to.deep.equal([
       ['ns/a', { outcome: 'requeue after 10 min', summary: 'migrating slots: 10/20', phase: 'Scaling' }],
       ['ns/a', { outcome: 'requeue after 0 ms', summary: 'migrating slots: 10/20', phase: 'Scaling' }],
     ]);
     const failed = await queue.bull.getFailed();
-    expect(failed.map((j) => [j.name, j.failedReason])).to.deep.equal([['ns/a', 'Secret s (spec.auth.secretRef) was not found']]);
+    expect(failed.map((j) => [j.name, j.failedReason])).to.deep.equal([
+      ['ns/a', 'Secret s (spec.auth.secretRef) was not found'],
+    ]);
     expect((await delayedJobs())[0]).to.include({ key: 'ns/a', reason: 'requeue', delay: 600_000 });
     expect((await queue.bull.getDelayed())[0]?.name).to.equal('ns/a');
   });
@@ -279,11 +376,21 @@ describe('reconcile queue', function () {
     const history = async () => (await log.read(Date.now())).keys.find((k) => k.key === 'ns/a');
     for (let i = 1; i < total; i++) {
       await queue.enqueue('ns/a');
-      await until(`run ${i}`, async () => (await history())?.runs.length ?? 0, (count) => count === Math.min(i, runsKept));
-      await until(`run ${i} kept`, async () => (await history())?.runs[0]?.summary, (summary) => summary === `run ${i}`);
+      await until(
+        `run ${i}`,
+        async () => (await history())?.runs.length ?? 0,
+        (count) => count === Math.min(i, runsKept),
+      );
+      await until(
+        `run ${i} kept`,
+        async () => (await history())?.runs[0]?.summary,
+        (summary) => summary === `run ${i}`,
+      );
     }
     const kept = (await history())!;
-    expect(kept.runs.map((r) => r.summary)).to.deep.equal(Array.from({ length: runsKept }, (_, i) => `run ${total - 1 - i}`));
+    expect(kept.runs.map((r) => r.summary)).to.deep.equal(
+      Array.from({ length: runsKept }, (_, i) => `run ${total - 1 - i}`),
+    );
     expect(kept.runs[0]).to.include({ key: 'ns/a', result: 'done', phase: 'Running' });
     expect(kept.status).to.deep.equal({ phase: 'Running' });
     await queue.enqueue('ns/a');

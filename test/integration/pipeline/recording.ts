@@ -4,9 +4,18 @@ import type { Redis } from 'ioredis';
 import { done, type Outcome } from '../../../shared/core/outcome.ts';
 import type { Reconcile } from '../../../shared/io/queue/queue-worker.ts';
 
-export interface RunRecord { key: string; pid: number; start: number; end?: number }
+export interface RunRecord {
+  key: string;
+  pid: number;
+  start: number;
+  end?: number;
+}
 
-export function recordingReconcile(redis: Redis, list: string, options: { runMs: number; outcome?: (key: string, n: number) => Outcome | Error }): Reconcile {
+export function recordingReconcile(
+  redis: Redis,
+  list: string,
+  options: { runMs: number; outcome?: (key: string, n: number) => Outcome | Error },
+): Reconcile {
   let n = 0;
   return async (key) => {
     const start = Date.now();
@@ -49,7 +58,8 @@ export function overlaps(runs: RunRecord[], killedAt = new Map<number, number>()
     for (let i = 1; i < list.length; i++) {
       const prev = list[i - 1]!;
       const end = prev.end ?? killedAt.get(prev.pid) ?? Infinity;
-      if (list[i]!.start < end) found.push(`${key}: run at ${list[i]!.start} began before the run from ${prev.start} ended (${end})`);
+      if (list[i]!.start < end)
+        found.push(`${key}: run at ${list[i]!.start} began before the run from ${prev.start} ended (${end})`);
     }
   }
   return found;

@@ -10,9 +10,18 @@ import { startWorker } from '../../../functions/reconcile/worker.ts';
 import { recordingReconcile } from './recording.ts';
 
 const settings = JSON.parse(process.argv[2] ?? '{}') as {
-  redisUrl: string; prefix: string; queue: string; list: string; kubeconfig: string; everyMs: number; jitterMs: number;
+  redisUrl: string;
+  prefix: string;
+  queue: string;
+  list: string;
+  kubeconfig: string;
+  everyMs: number;
+  jitterMs: number;
 };
-const { resync } = readConfig({ RESYNC_INTERVAL_MS: String(settings.everyMs), RESYNC_JITTER_MS: String(settings.jitterMs) });
+const { resync } = readConfig({
+  RESYNC_INTERVAL_MS: String(settings.everyMs),
+  RESYNC_JITTER_MS: String(settings.jitterMs),
+});
 const recorder = new Redis(settings.redisUrl);
 const list = kubeListClusterKeys(loadKubeConfig(settings.kubeconfig));
 const worker = await startWorker({
@@ -23,11 +32,21 @@ const worker = await startWorker({
   },
   redisUrl: settings.redisUrl,
   names: { prefix: settings.prefix, queue: settings.queue },
-  settings: { concurrency: 4, timeoutMs: 60_000, lockDurationMs: 10_000, stalledIntervalMs: 5_000, maxStalledCount: 5, backoff: defaultBackoff },
+  settings: {
+    concurrency: 4,
+    timeoutMs: 60_000,
+    lockDurationMs: 10_000,
+    stalledIntervalMs: 5_000,
+    maxStalledCount: 5,
+    backoff: defaultBackoff,
+  },
   resync,
   log: createLogger({ level: 'warn', name: 'resync-worker' }),
 });
 process.send?.('ready');
 process.once('SIGTERM', () => {
-  void worker.close().then(() => recorder.quit()).then(() => process.exit(0));
+  void worker
+    .close()
+    .then(() => recorder.quit())
+    .then(() => process.exit(0));
 });

@@ -7,19 +7,35 @@ import { defaultBackoff } from '../../../shared/core/queue/backoff.ts';
 import { recordingReconcile } from './recording.ts';
 
 const config = JSON.parse(process.argv[2] ?? '{}') as {
-  redisUrl: string; prefix: string; queue: string; list: string; runMs: number;
-  concurrency: number; lockDurationMs: number; stalledIntervalMs: number;
+  redisUrl: string;
+  prefix: string;
+  queue: string;
+  list: string;
+  runMs: number;
+  concurrency: number;
+  lockDurationMs: number;
+  stalledIntervalMs: number;
 };
 const recorder = new Redis(config.redisUrl);
 const worker = startQueueWorker({
   redisUrl: config.redisUrl,
   names: { prefix: config.prefix, queue: config.queue },
   reconcile: recordingReconcile(recorder, config.list, { runMs: config.runMs }),
-  settings: { concurrency: config.concurrency, timeoutMs: 60_000, lockDurationMs: config.lockDurationMs, stalledIntervalMs: config.stalledIntervalMs, maxStalledCount: 5, backoff: defaultBackoff },
+  settings: {
+    concurrency: config.concurrency,
+    timeoutMs: 60_000,
+    lockDurationMs: config.lockDurationMs,
+    stalledIntervalMs: config.stalledIntervalMs,
+    maxStalledCount: 5,
+    backoff: defaultBackoff,
+  },
   log: createLogger({ level: 'warn', name: 'test-worker' }),
 });
 await worker.bull.waitUntilReady();
 process.send?.('ready');
 process.once('SIGTERM', () => {
-  void worker.close().then(() => recorder.quit()).then(() => process.exit(0));
+  void worker
+    .close()
+    .then(() => recorder.quit())
+    .then(() => process.exit(0));
 });

@@ -14,7 +14,12 @@ export interface Driver {
   /** Every log line the reconciler wrote (debug and up), to check what it never says. */
   readonly logLines: string[];
   /** Runs passes until `until` holds; throws with the last status when it does not in time. */
-  until(key: string, what: string, until: (rc: RedisCluster | undefined) => boolean, timeoutMs?: number): Promise<RedisCluster | undefined>;
+  until(
+    key: string,
+    what: string,
+    until: (rc: RedisCluster | undefined) => boolean,
+    timeoutMs?: number,
+  ): Promise<RedisCluster | undefined>;
   once(key: string): Promise<void>;
   get(namespace: string, name: string): Promise<RedisCluster | undefined>;
   /** Deletes a RedisCluster and runs passes until its finalizer let it go (test clean-up). */
@@ -26,33 +31,61 @@ export function driver(api: InstalledApi): Driver {
   const logLines: string[] = [];
   const shown = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'].indexOf(process.env.KNREDIS_TEST_LOG ?? 'warn');
   const log = createLogger({
-    level: 'debug', name: 'reconcile-test',
-    destination: { write: (line: string) => { logLines.push(line); if ((JSON.parse(line) as { level: number }).level >= 10 * (shown + 1)) process.stdout.write(line); } },
+    level: 'debug',
+    name: 'reconcile-test',
+    destination: {
+      write: (line: string) => {
+        logLines.push(line);
+        if ((JSON.parse(line) as { level: number }).level >= 10 * (shown + 1)) process.stdout.write(line);
+      },
+    },
   });
   const reconcile = createReconcile({
-    kubeConfig: api.env.kubeConfig(), log, maxSlotsPerStep: 1024,
-    counter: { count: (verb, resource) => { if (WRITE_VERBS.has(verb)) writes.push({ verb, resource }); } },
+    kubeConfig: api.env.kubeConfig(),
+    log,
+    maxSlotsPerStep: 1024,
+    counter: {
+      count: (verb, resource) => {
+        if (WRITE_VERBS.has(verb)) writes.push({ verb, resource });
+      },
+    },
   });
   const custom = api.env.kubeConfig().makeApiClient(CustomObjectsApi);
   const get = async (namespace: string, name: string) => {
     try {
-      return (await custom.getNamespacedCustomObject({ group: GROUP, version: STORAGE_VERSION, namespace, plural: PLURAL, name })) as RedisCluster;
+      return (await custom.getNamespacedCustomObject({
+        group: GROUP,
+        version: STORAGE_VERSION,
+        namespace,
+        plural: PLURAL,
+        name,
+      })) as RedisCluster;
     } catch {
       return undefined;
     }
   };
   let runs = 0;
   const once = async (key: string) => {
-    const outcome = await reconcile(key, { signal: new AbortController().signal, log, reconcileId: `t${++runs}`, failures: 0, assertOwner: soleOwner });
+    const outcome = await reconcile(key, {
+      signal: new AbortController().signal,
+      log,
+      reconcileId: `t${++runs}`,
+      failures: 0,
+      assertOwner: soleOwner,
+    });
     return outcome;
   };
   const driverApi: Driver = {
-    writes, logLines, get,
+    writes,
+    logLines,
+    get,
     async remove(namespace, name) {
       await api.env.kubectl(['delete', 'rediscluster', name, '-n', namespace, '--ignore-not-found', '--wait=false']);
       await driverApi.until(`${namespace}/${name}`, `${name} deleted`, (rc) => rc === undefined, 60_000);
     },
-    async once(key) { await once(key); },
+    async once(key) {
+      await once(key);
+    },
     async until(key, what, until, timeoutMs = 120_000) {
       const [namespace = '', name = ''] = key.split('/');
       const deadline = Date.now() + timeoutMs;
@@ -62,7 +95,9 @@ export function driver(api: InstalledApi): Driver {
         const rc = await get(namespace, name);
         if (pass > 0 && until(rc)) return rc;
         if (Date.now() > deadline) {
-          throw new Error(`timed out waiting for ${what}; status: ${JSON.stringify(rc?.status?.conditions?.map((c) => `${c.type}=${c.status} ${c.reason}: ${c.message}`))}; last error: ${(lastError as Error | undefined)?.message}`);
+          throw new Error(
+            `timed out waiting for ${what}; status: ${JSON.stringify(rc?.status?.conditions?.map((c) => `${c.type}=${c.status} ${c.reason}: ${c.message}`))}; last error: ${(lastError as Error | undefined)?.message}`,
+          );
         }
         let wait = 300;
         try {
@@ -80,5 +115,9 @@ export function driver(api: InstalledApi): Driver {
 }
 
 export function isReady(rc: RedisCluster | undefined): boolean {
-  return rc?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True' && c.observedGeneration === rc.metadata.generation) ?? false;
+  return (
+    rc?.status?.conditions?.some(
+      (c) => c.type === 'Ready' && c.status === 'True' && c.observedGeneration === rc.metadata.generation,
+    ) ?? false
+  );
 }

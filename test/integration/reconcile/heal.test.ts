@@ -6,7 +6,12 @@ import { loadedCluster, type LoadedCluster } from './pods.ts';
 
 /** Ready, 3 shards each with a linked replica on another node, all 6 pods Ready. */
 function fullShape(rc: RedisCluster | undefined): boolean {
-  return isReady(rc) && rc?.status?.readyNodes === 6 && rc.status.shards?.length === 3 && rc.status.shards.every((s) => s.replicas?.length === 1 && s.replicas[0]?.ready);
+  return (
+    isReady(rc) &&
+    rc?.status?.readyNodes === 6 &&
+    rc.status.shards?.length === 3 &&
+    rc.status.shards.every((s) => s.replicas?.length === 1 && s.replicas[0]?.ready)
+  );
 }
 
 describe('reconcile: healing after pod and node failures (on the local Kubernetes)', function () {
@@ -16,13 +21,24 @@ describe('reconcile: healing after pod and node failures (on the local Kubernete
   let ns: string;
   let cluster: LoadedCluster | undefined;
   const key = () => `${ns}/healy`;
-  const podsJson = async () => JSON.parse(await api.env.kubectl(['get', 'pods', '-n', ns, '-o', 'json'])) as { items: { metadata: { name: string; uid: string }; spec: { nodeName: string } }[] };
+  const podsJson = async () =>
+    JSON.parse(await api.env.kubectl(['get', 'pods', '-n', ns, '-o', 'json'])) as {
+      items: { metadata: { name: string; uid: string }; spec: { nodeName: string } }[];
+    };
 
   before(async () => {
     api = await installApi(`knredis-heal-${process.pid}`);
     drive = driver(api);
     ns = await api.namespace(`rc-heal-${process.pid}`);
-    cluster = await loadedCluster(api, drive, { namespace: ns, name: 'healy', spec: { masters: 3, replicasPerMaster: 1, storage: { reclaim: 'Delete' } }, ready: fullShape, keys: 5_000, prefix: 'h', workers: 2 });
+    cluster = await loadedCluster(api, drive, {
+      namespace: ns,
+      name: 'healy',
+      spec: { masters: 3, replicasPerMaster: 1, storage: { reclaim: 'Delete' } },
+      ready: fullShape,
+      keys: 5_000,
+      prefix: 'h',
+      workers: 2,
+    });
   });
   after(async () => {
     await cluster?.close();
@@ -34,7 +50,15 @@ describe('reconcile: healing after pod and node failures (on the local Kubernete
     const master = rc?.status?.shards?.[1]?.master?.pod ?? '';
     const uid = (await podsJson()).items.find((p) => p.metadata.name === master)?.metadata.uid;
     await api.env.kubectl(['delete', 'pod', master, '-n', ns, '--wait=false']);
-    await drive.until(key(), 'healy back to full shape', (now) => fullShape(now) && now?.status?.shards?.some((s) => s.master?.pod === master || s.replicas?.some((r) => r.pod === master)) === true, 300_000);
+    await drive.until(
+      key(),
+      'healy back to full shape',
+      (now) =>
+        fullShape(now) &&
+        now?.status?.shards?.some((s) => s.master?.pod === master || s.replicas?.some((r) => r.pod === master)) ===
+          true,
+      300_000,
+    );
     expect((await podsJson()).items.find((p) => p.metadata.name === master)?.metadata.uid).to.not.equal(uid);
     const report = await cluster?.load.stop();
     expect(report?.ops).to.be.greaterThan(0);
@@ -50,7 +74,8 @@ describe('reconcile: healing after pod and node failures (on the local Kubernete
     try {
       await drive.until(key(), `healy back to full shape without ${victim}`, fullShape, 400_000);
       const now = await podsJson();
-      for (const name of lost) expect(now.items.find((p) => p.metadata.name === name)?.spec.nodeName, name).to.not.equal(victim);
+      for (const name of lost)
+        expect(now.items.find((p) => p.metadata.name === name)?.spec.nodeName, name).to.not.equal(victim);
       const report = await cluster?.load.stop();
       expect(report?.ops).to.be.greaterThan(0);
       expect(await cluster?.load.verify()).to.deep.equal([]);

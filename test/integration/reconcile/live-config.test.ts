@@ -22,12 +22,24 @@ describe('live-config (on a real redis-server)', function () {
 
   it('sets what differs once, then finds every value converged, however the spec spells it', async () => {
     const wanted = {
-      maxmemory: '100mb', 'maxmemory-policy': 'ALLKEYS-LRU', save: '""', 'notify-keyspace-events': 'KEA',
-      'client-output-buffer-limit': 'normal 0 0 0 replica 512mb 128mb 60 pubsub 32mb 8mb 60', appendonly: 'no',
+      maxmemory: '100mb',
+      'maxmemory-policy': 'ALLKEYS-LRU',
+      save: '""',
+      'notify-keyspace-events': 'KEA',
+      'client-output-buffer-limit': 'normal 0 0 0 replica 512mb 128mb 60 pubsub 32mb 8mb 60',
+      appendonly: 'no',
     };
-    expect(await applyLiveConfig(pool, [node()], wanted)).to.deep.equal(['client-output-buffer-limit', 'maxmemory', 'maxmemory-policy', 'notify-keyspace-events']);
+    expect(await applyLiveConfig(pool, [node()], wanted)).to.deep.equal([
+      'client-output-buffer-limit',
+      'maxmemory',
+      'maxmemory-policy',
+      'notify-keyspace-events',
+    ]);
     expect(await applyLiveConfig(pool, [node()], wanted)).to.deep.equal([]);
-    expect(await command<string[]>(pool, node(), 'CONFIG GET', ['CONFIG', 'GET', 'maxmemory'])).to.deep.equal(['maxmemory', '104857600']);
+    expect(await command<string[]>(pool, node(), 'CONFIG GET', ['CONFIG', 'GET', 'maxmemory'])).to.deep.equal([
+      'maxmemory',
+      '104857600',
+    ]);
   });
 
   it('converges on a client-output-buffer-limit that names one class only', async () => {

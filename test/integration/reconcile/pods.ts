@@ -9,14 +9,27 @@ import { bulkLoad, ClientLoad } from '../cluster/client-load.ts';
 import { isReady, type Driver } from './harness.ts';
 
 export async function clusterPassword(api: InstalledApi, namespace: string, name: string): Promise<string> {
-  const secret = JSON.parse(await api.env.kubectl(['get', 'secret', `${name}-auth`, '-n', namespace, '-o', 'json'])) as { data: { password: string } };
+  const secret = JSON.parse(
+    await api.env.kubectl(['get', 'secret', `${name}-auth`, '-n', namespace, '-o', 'json']),
+  ) as { data: { password: string } };
   return Buffer.from(secret.data.password, 'base64').toString();
 }
 
 export async function podPlacements(api: InstalledApi, namespace: string): Promise<PodPlacement[]> {
-  const pods = JSON.parse(await api.env.kubectl(['get', 'pods', '-n', namespace, '-o', 'json'])) as { items: { metadata: { name: string; deletionTimestamp?: string }; spec: { nodeName?: string }; status: { podIP?: string } }[] };
-  return pods.items.filter((p) => p.status.podIP && !p.metadata.deletionTimestamp)
-    .map((p) => ({ name: p.metadata.name, address: { ip: p.status.podIP as string, port: 6379 }, nodeName: p.spec.nodeName ?? '' }));
+  const pods = JSON.parse(await api.env.kubectl(['get', 'pods', '-n', namespace, '-o', 'json'])) as {
+    items: {
+      metadata: { name: string; deletionTimestamp?: string };
+      spec: { nodeName?: string };
+      status: { podIP?: string };
+    }[];
+  };
+  return pods.items
+    .filter((p) => p.status.podIP && !p.metadata.deletionTimestamp)
+    .map((p) => ({
+      name: p.metadata.name,
+      address: { ip: p.status.podIP as string, port: 6379 },
+      nodeName: p.spec.nodeName ?? '',
+    }));
 }
 
 export interface LoadedCluster {
@@ -30,11 +43,28 @@ export interface LoadedCluster {
  * A RedisCluster made Ready by the driver, `keys` keys `<prefix>:<i>` written to it, and a
  * client writing and reading continuously (ClientLoad) that the test can stop and check.
  */
-export async function loadedCluster(api: InstalledApi, drive: Driver, options: {
-  namespace: string; name: string; spec: object; ready?: (rc: RedisCluster | undefined) => boolean; keys: number; prefix: string; workers: number;
-}): Promise<LoadedCluster> {
+export async function loadedCluster(
+  api: InstalledApi,
+  drive: Driver,
+  options: {
+    namespace: string;
+    name: string;
+    spec: object;
+    ready?: (rc: RedisCluster | undefined) => boolean;
+    keys: number;
+    prefix: string;
+    workers: number;
+  },
+): Promise<LoadedCluster> {
   const { namespace, name } = options;
-  await api.env.kubectl(['apply', '-f', '-'], { input: JSON.stringify({ apiVersion: 'cache.redis.io/v1beta1', kind: 'RedisCluster', metadata: { name, namespace }, spec: options.spec }) });
+  await api.env.kubectl(['apply', '-f', '-'], {
+    input: JSON.stringify({
+      apiVersion: 'cache.redis.io/v1beta1',
+      kind: 'RedisCluster',
+      metadata: { name, namespace },
+      spec: options.spec,
+    }),
+  });
   const rc = await drive.until(`${namespace}/${name}`, `${name} Ready`, options.ready ?? isReady, 240_000);
   const password = await clusterPassword(api, namespace, name);
   const pool = new NodePool({ auth: { password } });
@@ -43,10 +73,16 @@ export async function loadedCluster(api: InstalledApi, drive: Driver, options: {
   } finally {
     await pool.close();
   }
-  const load = new ClientLoad((rc?.status?.shards ?? []).map((s) => ({ ip: s.master?.ip ?? '', port: 6379 })), options.prefix, options.keys, password);
+  const load = new ClientLoad(
+    (rc?.status?.shards ?? []).map((s) => ({ ip: s.master?.ip ?? '', port: 6379 })),
+    options.prefix,
+    options.keys,
+    password,
+  );
   load.start(options.workers);
   return {
-    password, load,
+    password,
+    load,
     async close() {
       await load.stop();
       await load.close();

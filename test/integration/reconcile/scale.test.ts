@@ -18,7 +18,14 @@ describe('reconcile: scaling with live slot migration (on the local Kubernetes)'
     api = await installApi(`knredis-scale-${process.pid}`);
     drive = driver(api);
     ns = await api.namespace(`rc-scale-${process.pid}`);
-    cluster = await loadedCluster(api, drive, { namespace: ns, name: 'scaly', spec: { masters: 3, replicasPerMaster: 1, storage: { reclaim: 'Delete' } }, keys: KEYS, prefix: 'k', workers: 4 });
+    cluster = await loadedCluster(api, drive, {
+      namespace: ns,
+      name: 'scaly',
+      spec: { masters: 3, replicasPerMaster: 1, storage: { reclaim: 'Delete' } },
+      keys: KEYS,
+      prefix: 'k',
+      workers: 4,
+    });
   });
   after(async () => {
     await cluster?.close();
@@ -27,7 +34,12 @@ describe('reconcile: scaling with live slot migration (on the local Kubernetes)'
 
   const scaleTo = async (masters: number) => {
     await api.env.kubectl(['scale', 'rediscluster', 'scaly', '-n', ns, `--replicas=${masters}`]);
-    return drive.until(key(), `scaly Ready with ${masters} masters`, (rc) => isReady(rc) && rc?.status?.readyMasters === masters, 600_000);
+    return drive.until(
+      key(),
+      `scaly Ready with ${masters} masters`,
+      (rc) => isReady(rc) && rc?.status?.readyMasters === masters,
+      600_000,
+    );
   };
 
   it('scales 3 -> 6 masters while a client writes and reads: no client error, every key kept', async () => {
@@ -46,10 +58,19 @@ describe('reconcile: scaling with live slot migration (on the local Kubernetes)'
     const report = await cluster?.load.stop();
     expect(report?.errors, report?.samples.join('\n')).to.equal(0);
     expect(await cluster?.load.verify()).to.deep.equal([]);
-    await api.env.waitFor(async () => {
-      const pods = (await api.env.kubectl(['get', 'pods', '-n', ns, '-o', 'name'])).trim().split('\n').filter(Boolean);
-      const claims = (await api.env.kubectl(['get', 'pvc', '-n', ns, '-o', 'name'])).trim().split('\n').filter(Boolean);
-      return pods.length === 6 && claims.length === 6 ? true : undefined;
-    }, { timeout: 120_000, what: 'the StatefulSet back at 6 pods with 6 claims' });
+    await api.env.waitFor(
+      async () => {
+        const pods = (await api.env.kubectl(['get', 'pods', '-n', ns, '-o', 'name']))
+          .trim()
+          .split('\n')
+          .filter(Boolean);
+        const claims = (await api.env.kubectl(['get', 'pvc', '-n', ns, '-o', 'name']))
+          .trim()
+          .split('\n')
+          .filter(Boolean);
+        return pods.length === 6 && claims.length === 6 ? true : undefined;
+      },
+      { timeout: 120_000, what: 'the StatefulSet back at 6 pods with 6 claims' },
+    );
   });
 });

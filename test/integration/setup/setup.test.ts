@@ -31,8 +31,11 @@ describe('infra/setup/setup.mjs', function () {
   let dir: string;
   let bin: string;
   let cache: string;
-  const setUp = (purpose: string) => run(process.execPath, [setup, purpose], { env: { PATH: bin, HOME: dir, KNREDIS_CACHE: cache } })
-    .then(({ stderr }) => ({ code: 0, stderr }), (e: { code: number; stderr: string }) => e);
+  const setUp = (purpose: string) =>
+    run(process.execPath, [setup, purpose], { env: { PATH: bin, HOME: dir, KNREDIS_CACHE: cache } }).then(
+      ({ stderr }) => ({ code: 0, stderr }),
+      (e: { code: number; stderr: string }) => e,
+    );
   const aptLog = () => readFile(join(bin, 'apt.log'), 'utf8').catch(() => '');
 
   beforeEach(async function () {
@@ -44,8 +47,10 @@ describe('infra/setup/setup.mjs', function () {
     const built = join(cache, `k8s-${kube}-etcd-${etcd}`, 'bin');
     await mkdir(built, { recursive: true });
     await mkdir(bin);
-    for (const b of ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubectl']) await symlink('/bin/true', join(built, b));
-    for (const c of ['sh', 'env', 'flock']) await symlink(join('/usr/bin', c), join(bin, c)).catch(() => symlink(join('/bin', c), join(bin, c)));
+    for (const b of ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubectl'])
+      await symlink('/bin/true', join(built, b));
+    for (const c of ['sh', 'env', 'flock'])
+      await symlink(join('/usr/bin', c), join(bin, c)).catch(() => symlink(join('/bin', c), join(bin, c)));
   });
   afterEach(async function () {
     await rm(dir, { recursive: true, force: true });
@@ -54,7 +59,11 @@ describe('infra/setup/setup.mjs', function () {
   it('says what to install, and runs nothing, when packages are missing and there is no apt-get', async function () {
     const { code, stderr } = await setUp('dev');
     expect(code).to.equal(1);
-    expect(stderr).to.contain('missing: redis-server (').and.contain('openssl (').and.contain('no apt-get').and.contain('nothing was changed');
+    expect(stderr)
+      .to.contain('missing: redis-server (')
+      .and.contain('openssl (')
+      .and.contain('no apt-get')
+      .and.contain('nothing was changed');
     expect(stderr).not.to.contain('$ ');
   });
 
@@ -70,12 +79,19 @@ describe('infra/setup/setup.mjs', function () {
 
     const first = await setUp('dev');
     expect(first.code, first.stderr).to.equal(0);
-    expect(await aptLog()).to.equal('noninteractive update -q\nnoninteractive install -y -q redis-server redis-tools openssl\n');
-    expect(first.stderr).to.contain('Debian packages: missing: redis-server').and.contain('Debian packages: done in').and.contain('ready in');
+    expect(await aptLog()).to.equal(
+      'noninteractive update -q\nnoninteractive install -y -q redis-server redis-tools openssl\n',
+    );
+    expect(first.stderr)
+      .to.contain('Debian packages: missing: redis-server')
+      .and.contain('Debian packages: done in')
+      .and.contain('ready in');
 
     const second = await setUp('dev');
     expect(second.code, second.stderr).to.equal(0);
-    expect(second.stderr).to.match(/in place: Node [\d.]+, node_modules, redis-server, redis-cli, openssl, control plane/);
+    expect(second.stderr).to.match(
+      /in place: Node [\d.]+, node_modules, redis-server, redis-cli, openssl, control plane/,
+    );
     expect(second.stderr).not.to.contain('$ ');
     expect((await aptLog()).split('\n'), 'apt-get is not run again').to.have.length(3);
   });
@@ -83,15 +99,23 @@ describe('infra/setup/setup.mjs', function () {
   it('waits for a set-up already running on the machine, then installs only what that one did not', async function () {
     await withAptGet();
     // The other set-up holds the lock until told (a line on its stdin).
-    const other = spawn('flock', [join(cache, 'setup.lock'), 'sh', '-c', 'echo held; read line'], { stdio: ['pipe', 'pipe', 'ignore'] });
+    const other = spawn('flock', [join(cache, 'setup.lock'), 'sh', '-c', 'echo held; read line'], {
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
     let held = '';
-    other.stdout.on('data', (s: Buffer) => { held += s.toString(); });
+    other.stdout.on('data', (s: Buffer) => {
+      held += s.toString();
+    });
     await waitFor(() => held.includes('held'), { what: 'the other set-up holding the lock' });
     let stderr = '';
     const waiting = run(process.execPath, [setup, 'dev'], { env: { PATH: bin, HOME: dir, KNREDIS_CACHE: cache } });
-    waiting.child.stderr!.on('data', (s: Buffer) => { stderr += s.toString(); });
+    waiting.child.stderr!.on('data', (s: Buffer) => {
+      stderr += s.toString();
+    });
     try {
-      await waitFor(() => stderr.includes('another set-up is running on this machine; waiting for it'), { what: 'the second set-up waiting' });
+      await waitFor(() => stderr.includes('another set-up is running on this machine; waiting for it'), {
+        what: 'the second set-up waiting',
+      });
       // Meanwhile the other one installs redis-server and openssl.
       for (const c of ['redis-server', 'openssl']) await symlink('/bin/true', join(bin, c));
     } finally {

@@ -33,10 +33,13 @@ describe('api/redis-config', () => {
       ['hx', 'hz'],
       ['turbo-mode', undefined],
     ];
-    for (const [word, want] of table) it(`suggests ${want} for ${word}`, () => expect(closest(word, keys)).to.equal(want));
+    for (const [word, want] of table)
+      it(`suggests ${want} for ${word}`, () => expect(closest(word, keys)).to.equal(want));
 
     it('counts insertions, deletions and substitutions', () => {
-      expect([editDistance('', 'abc'), editDistance('abc', 'abc'), editDistance('kitten', 'sitting')]).to.deep.equal([3, 0, 3]);
+      expect([editDistance('', 'abc'), editDistance('abc', 'abc'), editDistance('kitten', 'sitting')]).to.deep.equal([
+        3, 0, 3,
+      ]);
     });
   });
 
@@ -50,7 +53,9 @@ describe('api/redis-config', () => {
 
   it('never applies live a setting a table says Redis reads only at start-up', () => {
     for (const table of Object.values(CONFIG_TABLES)) {
-      expect(Object.keys(table.keys).filter((k) => table.keys[k]!.restartOnly && !RESTART_ONLY.has(k))).to.deep.equal([]);
+      expect(Object.keys(table.keys).filter((k) => table.keys[k]!.restartOnly && !RESTART_ONLY.has(k))).to.deep.equal(
+        [],
+      );
     }
   });
 });

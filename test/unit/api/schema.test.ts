@@ -12,17 +12,27 @@ import { rootSchemaV1beta1 } from '../../../shared/core/api/schema-v1beta1.ts';
 
 // Compile-time checks of SchemaFor: `npm test` type-checks this file, and an expected error
 // that does not occur is itself an error, so each line proves the compiler catches that drift.
-interface Shape { name: string; size?: number; mode?: 'a' | 'b' }
+interface Shape {
+  name: string;
+  size?: number;
+  mode?: 'a' | 'b';
+}
+// prettier-ignore
 // @ts-expect-error a property the type does not have
 export const extra: SchemaFor<Shape> = { type: 'object', properties: { name: { type: 'string' }, size: { type: 'integer' }, mode: { type: 'string', enum: ['a', 'b'] }, colour: { type: 'string' } } };
+// prettier-ignore
 // @ts-expect-error a property of the type is missing
 export const missing: SchemaFor<Shape> = { type: 'object', properties: { name: { type: 'string' }, mode: { type: 'string', enum: ['a', 'b'] } } };
+// prettier-ignore
 // @ts-expect-error a wrong JSON type
 export const wrongType: SchemaFor<Shape> = { type: 'object', properties: { name: { type: 'integer' }, size: { type: 'integer' }, mode: { type: 'string', enum: ['a', 'b'] } } };
+// prettier-ignore
 // @ts-expect-error a string union without its enum
 export const noEnum: SchemaFor<Shape> = { type: 'object', properties: { name: { type: 'string' }, size: { type: 'integer' }, mode: { type: 'string' } } };
+// prettier-ignore
 // @ts-expect-error an optional field listed as required
 export const wrongRequired: SchemaFor<Shape> = { type: 'object', required: ['size'], properties: { name: { type: 'string' }, size: { type: 'integer' }, mode: { type: 'string', enum: ['a', 'b'] } } };
+// prettier-ignore
 export const right: SchemaFor<Shape> = { type: 'object', required: ['name'], properties: { name: { type: 'string' }, size: { type: 'integer' }, mode: { type: 'string', enum: ['a', 'b'] } } };
 
 function walk(schema: JSONSchemaProps, path: string, visit: (s: JSONSchemaProps, path: string) => void): void {
@@ -44,7 +54,10 @@ describe('api/schema', () => {
     expect(parse(file)).to.deep.equal(JSON.parse(JSON.stringify(redisClusterCrd())));
   });
 
-  for (const [version, root] of [['v1beta1', rootSchemaV1beta1], ['v1alpha1', rootSchemaV1alpha1]] as const) {
+  for (const [version, root] of [
+    ['v1beta1', rootSchemaV1beta1],
+    ['v1alpha1', rootSchemaV1alpha1],
+  ] as const) {
     it(`describes every field of ${version} spec and status (kubectl explain)`, () => {
       const undocumented: string[] = [];
       for (const part of ['spec', 'status'] as const) {
@@ -57,7 +70,11 @@ describe('api/schema', () => {
 
     it(`gives every ${version} CEL rule a message written for people`, () => {
       const rules: string[] = [];
-      walk(root, '', (s) => s['x-kubernetes-validations']?.forEach((r) => { if (!r.message || r.message.length < 20) rules.push(r.rule); }));
+      walk(root, '', (s) =>
+        s['x-kubernetes-validations']?.forEach((r) => {
+          if (!r.message || r.message.length < 20) rules.push(r.rule);
+        }),
+      );
       expect(rules).to.deep.equal([]);
     });
   }
@@ -71,9 +88,20 @@ describe('api/schema', () => {
   });
 
   it('fills defaults parent first, as the API server does', () => {
-    expect(withDefaults({})).to.deep.equal({ masters: 3, replicasPerMaster: 1, version: '7.0', storage: { size: '1Gi', reclaim: 'Retain' } });
-    expect(withDefaults({ masters: 5, storage: { className: 'x' }, exporter: {}, auth: { secretRef: { name: 's' } } })).to.deep.equal({
-      masters: 5, replicasPerMaster: 1, version: '7.0', storage: { className: 'x', size: '1Gi', reclaim: 'Retain' }, exporter: { enabled: false },
+    expect(withDefaults({})).to.deep.equal({
+      masters: 3,
+      replicasPerMaster: 1,
+      version: '7.0',
+      storage: { size: '1Gi', reclaim: 'Retain' },
+    });
+    expect(
+      withDefaults({ masters: 5, storage: { className: 'x' }, exporter: {}, auth: { secretRef: { name: 's' } } }),
+    ).to.deep.equal({
+      masters: 5,
+      replicasPerMaster: 1,
+      version: '7.0',
+      storage: { className: 'x', size: '1Gi', reclaim: 'Retain' },
+      exporter: { enabled: false },
       auth: { secretRef: { name: 's', key: 'password' } },
     });
   });
@@ -86,7 +114,9 @@ describe('api/schema', () => {
 
   it('has no defaults in v1alpha1, so a v1alpha1 object reads back as written', () => {
     const defaults: string[] = [];
-    walk(rootSchemaV1alpha1, '', (s, path) => { if (s.default !== undefined) defaults.push(path); });
+    walk(rootSchemaV1alpha1, '', (s, path) => {
+      if (s.default !== undefined) defaults.push(path);
+    });
     expect(defaults).to.deep.equal([]);
   });
 });

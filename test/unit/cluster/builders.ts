@@ -6,7 +6,12 @@ import type { NodeView, Topology } from '../../../shared/core/cluster/topology.t
 export const idOf = (n: number) => String(n).padStart(40, 'a');
 
 export function pods(n: number, nodes = 3): PodPlacement[] {
-  return Array.from({ length: n }, (_, i) => ({ name: `redis-${i}`, address: { ip: `127.9.0.${i + 1}`, port: 6379 }, nodeName: `node-${i % nodes}`, zone: `zone-${i % nodes}` }));
+  return Array.from({ length: n }, (_, i) => ({
+    name: `redis-${i}`,
+    address: { ip: `127.9.0.${i + 1}`, port: 6379 },
+    nodeName: `node-${i % nodes}`,
+    zone: `zone-${i % nodes}`,
+  }));
 }
 
 export function aDesired(masters: number, replicas: number, all: PodPlacement[]): DesiredCluster {
@@ -14,7 +19,12 @@ export function aDesired(masters: number, replicas: number, all: PodPlacement[])
 }
 
 export interface NodeSpec {
-  pod: number; role?: 'master' | 'replica'; of?: number; slots?: string; fail?: boolean; epoch?: number;
+  pod: number;
+  role?: 'master' | 'replica';
+  of?: number;
+  slots?: string;
+  fail?: boolean;
+  epoch?: number;
   /** PFAIL instead of FAIL (with fail). */
   pfail?: boolean;
   /** Only these viewers mark it failing (with fail; default: every viewer). */
@@ -24,30 +34,67 @@ export interface NodeSpec {
 }
 
 /** A cluster where every listed node knows every other; nodes without a view are unreachable. */
-export function aTopology(all: PodPlacement[], specs: NodeSpec[], options: { unreachable?: number[]; keys?: number; keysInSlot?: Record<number, number> | ((viewer: number) => Record<number, number>); now?: number; lines?: (viewer: number) => string[] } = {}): Topology {
+export function aTopology(
+  all: PodPlacement[],
+  specs: NodeSpec[],
+  options: {
+    unreachable?: number[];
+    keys?: number;
+    keysInSlot?: Record<number, number> | ((viewer: number) => Record<number, number>);
+    now?: number;
+    lines?: (viewer: number) => string[];
+  } = {},
+): Topology {
   const now = options.now ?? 1_000_000;
   const line = (s: NodeSpec, viewer: NodeSpec) => {
     const p = all[s.pod] as PodPlacement;
     const role = s.role === 'replica' ? 'slave' : 'master';
     const fail = !!s.fail && (s.failedBy ?? [viewer.pod]).includes(viewer.pod) && s !== viewer;
-    const flags = [s === viewer ? 'myself' : '', role, fail ? (s.pfail ? 'fail?' : 'fail') : ''].filter(Boolean).join(',');
+    const flags = [s === viewer ? 'myself' : '', role, fail ? (s.pfail ? 'fail?' : 'fail') : '']
+      .filter(Boolean)
+      .join(',');
     return `${idOf(s.pod)} ${p.address.ip}:${p.address.port}@16379 ${flags} ${s.role === 'replica' ? idOf(s.of ?? 0) : '-'} 0 ${s.fail ? now - 60_000 : now} ${s.epoch ?? s.pod + 1} ${s.fail ? 'disconnected' : 'connected'} ${s.slots ?? ''}`.trim();
   };
-  const views: NodeView[] = specs.filter((s) => !(options.unreachable ?? []).includes(s.pod)).map((s) => {
-    const p = all[s.pod] as PodPlacement;
-    const text = [...specs.map((o) => line(o, s)), ...(options.lines?.(s.pod) ?? [])].join('\n');
-    return {
-      pod: p.name, address: p.address, id: idOf(s.pod), entries: parseClusterNodes(text),
-      info: { state: 'ok', slotsAssigned: 16384, knownNodes: specs.length, size: 3, currentEpoch: 10, myEpoch: s.epoch ?? s.pod + 1 },
-      replication: s.role === 'replica' ? { role: 'replica', offset: 100, linkUp: !s.syncing, syncInProgress: !!s.syncing } : { role: 'master', offset: 100 },
-      keys: options.keys ?? 10, nodeTimeoutMs: 2000, keysInSlot: typeof options.keysInSlot === 'function' ? options.keysInSlot(s.pod) : options.keysInSlot ?? {},
-    };
-  });
-  const unreachable = (options.unreachable ?? []).map((i) => ({ pod: (all[i] as PodPlacement).name, address: (all[i] as PodPlacement).address, reason: 'ECONNREFUSED' }));
+  const views: NodeView[] = specs
+    .filter((s) => !(options.unreachable ?? []).includes(s.pod))
+    .map((s) => {
+      const p = all[s.pod] as PodPlacement;
+      const text = [...specs.map((o) => line(o, s)), ...(options.lines?.(s.pod) ?? [])].join('\n');
+      return {
+        pod: p.name,
+        address: p.address,
+        id: idOf(s.pod),
+        entries: parseClusterNodes(text),
+        info: {
+          state: 'ok',
+          slotsAssigned: 16384,
+          knownNodes: specs.length,
+          size: 3,
+          currentEpoch: 10,
+          myEpoch: s.epoch ?? s.pod + 1,
+        },
+        replication:
+          s.role === 'replica'
+            ? { role: 'replica', offset: 100, linkUp: !s.syncing, syncInProgress: !!s.syncing }
+            : { role: 'master', offset: 100 },
+        keys: options.keys ?? 10,
+        nodeTimeoutMs: 2000,
+        keysInSlot: typeof options.keysInSlot === 'function' ? options.keysInSlot(s.pod) : (options.keysInSlot ?? {}),
+      };
+    });
+  const unreachable = (options.unreachable ?? []).map((i) => ({
+    pod: (all[i] as PodPlacement).name,
+    address: (all[i] as PodPlacement).address,
+    reason: 'ECONNREFUSED',
+  }));
   return { views, unreachable, observedAt: now };
 }
 
 export const threeByOne: NodeSpec[] = [
-  { pod: 0, slots: '0-5461' }, { pod: 1, slots: '5462-10922' }, { pod: 2, slots: '10923-16383' },
-  { pod: 3, role: 'replica', of: 1 }, { pod: 4, role: 'replica', of: 2 }, { pod: 5, role: 'replica', of: 0 },
+  { pod: 0, slots: '0-5461' },
+  { pod: 1, slots: '5462-10922' },
+  { pod: 2, slots: '10923-16383' },
+  { pod: 3, role: 'replica', of: 1 },
+  { pod: 4, role: 'replica', of: 2 },
+  { pod: 5, role: 'replica', of: 0 },
 ];

@@ -14,7 +14,13 @@ describe('parseClusterNodes', () => {
   it('reads ids, addresses, roles, epochs and slot ranges when given a 7.0 reply', () => {
     const entries = parseClusterNodes(NODES);
     expect(entries).to.have.length(5);
-    expect(entries[0]).to.include({ role: 'replica', masterId: 'e7d1eecce10fd6bb5eb35b9f99a514335d9ba9ca', hostname: 'host-4', busPort: 31004, configEpoch: 4 });
+    expect(entries[0]).to.include({
+      role: 'replica',
+      masterId: 'e7d1eecce10fd6bb5eb35b9f99a514335d9ba9ca',
+      hostname: 'host-4',
+      busPort: 31004,
+      configEpoch: 4,
+    });
     expect(entries[1]?.slots).to.deep.equal([{ start: 5461, end: 10922 }]);
     expect(entries[3]).to.include({ myself: true, role: 'master', masterId: null });
   });
@@ -29,7 +35,10 @@ describe('parseClusterNodes', () => {
   it('marks pfail, noaddr and disconnected when the node is unreachable', () => {
     const e = parseClusterNodes(NODES)[4];
     expect(e).to.include({ failing: 'pfail', address: null, connected: false });
-    expect(e?.slots).to.deep.equal([{ start: 17, end: 17 }, { start: 20, end: 21 }]);
+    expect(e?.slots).to.deep.equal([
+      { start: 17, end: 17 },
+      { start: 20, end: 21 },
+    ]);
   });
 
   it('throws a parse error when a line is truncated', () => {
@@ -39,26 +48,76 @@ describe('parseClusterNodes', () => {
 
 describe('parseReplicationInfo and parseClusterInfo', () => {
   it('reads a replica with its link state and offset', () => {
-    const r = parseReplicationInfo('# Replication\r\nrole:slave\r\nmaster_host:127.0.0.2\r\nmaster_port:6379\r\nmaster_link_status:up\r\nmaster_sync_in_progress:0\r\nslave_repl_offset:4242\r\n');
-    expect(r).to.deep.equal({ role: 'replica', offset: 4242, masterHost: '127.0.0.2', masterPort: 6379, linkUp: true, syncInProgress: false });
+    const r = parseReplicationInfo(
+      '# Replication\r\nrole:slave\r\nmaster_host:127.0.0.2\r\nmaster_port:6379\r\nmaster_link_status:up\r\nmaster_sync_in_progress:0\r\nslave_repl_offset:4242\r\n',
+    );
+    expect(r).to.deep.equal({
+      role: 'replica',
+      offset: 4242,
+      masterHost: '127.0.0.2',
+      masterPort: 6379,
+      linkUp: true,
+      syncInProgress: false,
+    });
   });
 
   it('reads a master offset and the cluster state', () => {
     expect(parseReplicationInfo('role:master\nmaster_repl_offset:77\n')).to.deep.equal({ role: 'master', offset: 77 });
-    expect(parseClusterInfo('cluster_state:ok\ncluster_slots_assigned:16384\ncluster_known_nodes:6\ncluster_size:3\ncluster_current_epoch:6\ncluster_my_epoch:2\n'))
-      .to.deep.equal({ state: 'ok', slotsAssigned: 16384, knownNodes: 6, size: 3, currentEpoch: 6, myEpoch: 2 });
+    expect(
+      parseClusterInfo(
+        'cluster_state:ok\ncluster_slots_assigned:16384\ncluster_known_nodes:6\ncluster_size:3\ncluster_current_epoch:6\ncluster_my_epoch:2\n',
+      ),
+    ).to.deep.equal({ state: 'ok', slotsAssigned: 16384, knownNodes: 6, size: 3, currentEpoch: 6, myEpoch: 2 });
   });
 });
 
 describe('parseClusterShards', () => {
   it('reads slots and nodes when given the nested reply', () => {
     const shards = parseClusterShards([
-      ['slots', [0, 5460, 5462, 5462], 'nodes', [
-        ['id', 'a'.repeat(40), 'port', 6379, 'ip', '127.0.0.1', 'endpoint', '127.0.0.1', 'role', 'master', 'replication-offset', 72156, 'health', 'online'],
-        ['id', 'b'.repeat(40), 'port', 6380, 'ip', '127.0.0.1', 'endpoint', '127.0.0.1', 'role', 'replica', 'replication-offset', 72100, 'health', 'fail'],
-      ]],
+      [
+        'slots',
+        [0, 5460, 5462, 5462],
+        'nodes',
+        [
+          [
+            'id',
+            'a'.repeat(40),
+            'port',
+            6379,
+            'ip',
+            '127.0.0.1',
+            'endpoint',
+            '127.0.0.1',
+            'role',
+            'master',
+            'replication-offset',
+            72156,
+            'health',
+            'online',
+          ],
+          [
+            'id',
+            'b'.repeat(40),
+            'port',
+            6380,
+            'ip',
+            '127.0.0.1',
+            'endpoint',
+            '127.0.0.1',
+            'role',
+            'replica',
+            'replication-offset',
+            72100,
+            'health',
+            'fail',
+          ],
+        ],
+      ],
     ]);
-    expect(shards[0]?.slots).to.deep.equal([{ start: 0, end: 5460 }, { start: 5462, end: 5462 }]);
+    expect(shards[0]?.slots).to.deep.equal([
+      { start: 0, end: 5460 },
+      { start: 5462, end: 5462 },
+    ]);
     expect(shards[0]?.nodes[1]).to.include({ role: 'replica', replicationOffset: 72100, health: 'failed', port: 6380 });
   });
 

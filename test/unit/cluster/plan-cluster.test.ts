@@ -11,9 +11,20 @@ const kinds = (steps: readonly Step[]) => steps.map((s) => s.kind);
 describe('planCluster', () => {
   it('bootstraps with distinct epochs, even ranges covering 16384 slots, then MEET, when every pod is fresh', () => {
     const all = pods(6);
-    const fresh = aTopology(all, all.map((_, i) => ({ pod: i })), { keys: 0 });
+    const fresh = aTopology(
+      all,
+      all.map((_, i) => ({ pod: i })),
+      { keys: 0 },
+    );
     // each fresh node knows only itself
-    const topology = { ...fresh, views: fresh.views.map((v) => ({ ...v, entries: v.entries.filter((e) => e.myself).map((e) => ({ ...e, slots: [], configEpoch: 0 })), info: { ...v.info, myEpoch: 0 } })) };
+    const topology = {
+      ...fresh,
+      views: fresh.views.map((v) => ({
+        ...v,
+        entries: v.entries.filter((e) => e.myself).map((e) => ({ ...e, slots: [], configEpoch: 0 })),
+        info: { ...v.info, myEpoch: 0 },
+      })),
+    };
     const plan = planCluster(aDesired(3, 1, all), topology, NOW);
     const epochs = plan.steps.flatMap((s) => (s.kind === 'setConfigEpoch' ? [s.epoch] : []));
     expect(new Set(epochs).size).to.equal(3);
@@ -47,7 +58,14 @@ describe('planCluster', () => {
   it('drains masters being removed, then forgets them on every remaining node', () => {
     const all = pods(7);
     const removing = all.map((p, i) => (i === 6 ? { ...p, removing: true } : p));
-    const draining = planCluster(aDesired(3, 1, removing), aTopology(all, [...threeByOne.map((s) => (s.pod === 2 ? { ...s, slots: '10923-16000' } : s)), { pod: 6, slots: '16001-16383' }]), NOW);
+    const draining = planCluster(
+      aDesired(3, 1, removing),
+      aTopology(all, [
+        ...threeByOne.map((s) => (s.pod === 2 ? { ...s, slots: '10923-16000' } : s)),
+        { pod: 6, slots: '16001-16383' },
+      ]),
+      NOW,
+    );
     expect(kinds(draining.steps)).to.deep.equal(['migrate']);
     const forgetting = planCluster(aDesired(3, 1, removing), aTopology(all, [...threeByOne, { pod: 6 }]), NOW);
     expect(kinds(forgetting.steps)).to.deep.equal(['forget']);
@@ -59,7 +77,16 @@ describe('planCluster', () => {
 
   it('finishes an interrupted migration forward when a slot is migrating and importing', () => {
     const all = pods(6);
-    const topology = aTopology(all, threeByOne.map((s) => (s.pod === 0 ? { ...s, slots: `0-5461 [100->-${idOf(1)}]` } : s.pod === 1 ? { ...s, slots: `5462-10922 [100-<-${idOf(0)}]` } : s)));
+    const topology = aTopology(
+      all,
+      threeByOne.map((s) =>
+        s.pod === 0
+          ? { ...s, slots: `0-5461 [100->-${idOf(1)}]` }
+          : s.pod === 1
+            ? { ...s, slots: `5462-10922 [100-<-${idOf(0)}]` }
+            : s,
+      ),
+    );
     const plan = planCluster(aDesired(3, 1, all), topology, NOW);
     expect(kinds(plan.steps)).to.deep.equal(['migrate']);
     expect(plan.progress.phase).to.equal('resuming');
@@ -67,14 +94,26 @@ describe('planCluster', () => {
 
   it('closes an import that never started when the importer holds no key of the slot', () => {
     const all = pods(6);
-    const topology = aTopology(all, threeByOne.map((s) => (s.pod === 1 ? { ...s, slots: `5462-10922 [100-<-${idOf(0)}]` } : s)), { keysInSlot: { 100: 0 } });
+    const topology = aTopology(
+      all,
+      threeByOne.map((s) => (s.pod === 1 ? { ...s, slots: `5462-10922 [100-<-${idOf(0)}]` } : s)),
+      { keysInSlot: { 100: 0 } },
+    );
     const plan = planCluster(aDesired(3, 1, all), topology, NOW);
     expect(kinds(plan.steps)).to.deep.equal(['closeSlots']);
   });
 
   it('reports a lost shard and touches none of its slots when a master without replica fails', () => {
     const all = pods(3);
-    const topology = aTopology(all, [{ pod: 0, slots: '0-5461' }, { pod: 1, slots: '5462-10922' }, { pod: 2, slots: '10923-16383', fail: true }], { unreachable: [2] });
+    const topology = aTopology(
+      all,
+      [
+        { pod: 0, slots: '0-5461' },
+        { pod: 1, slots: '5462-10922' },
+        { pod: 2, slots: '10923-16383', fail: true },
+      ],
+      { unreachable: [2] },
+    );
     const plan = planCluster(aDesired(3, 0, all), topology, NOW);
     expect(plan.steps).to.deep.equal([]);
     expect(plan.problems.map((p) => p.code)).to.include('ShardLost');
@@ -84,10 +123,14 @@ describe('planCluster', () => {
   it('waits for Redis to fail over, then forces it on the replica after the grace period', () => {
     const all = pods(6);
     const specs = threeByOne.map((s) => (s.pod === 2 ? { ...s, fail: true } : s));
-    const waiting = planCluster(aDesired(3, 1, all), aTopology(all, specs, { unreachable: [2] }), NOW, { autoFailoverGraceMs: 120_000 });
+    const waiting = planCluster(aDesired(3, 1, all), aTopology(all, specs, { unreachable: [2] }), NOW, {
+      autoFailoverGraceMs: 120_000,
+    });
     expect(waiting.steps).to.deep.equal([]);
     expect(waiting.problems.map((p) => p.code)).to.include('ShardDown');
-    const forcing = planCluster(aDesired(3, 1, all), aTopology(all, specs, { unreachable: [2] }), NOW, { autoFailoverGraceMs: 10_000 });
+    const forcing = planCluster(aDesired(3, 1, all), aTopology(all, specs, { unreachable: [2] }), NOW, {
+      autoFailoverGraceMs: 10_000,
+    });
     expect(forcing.steps).to.have.length(1);
     expect(forcing.steps[0]).to.deep.include({ kind: 'failover', mode: 'force' });
   });
@@ -96,14 +139,30 @@ describe('planCluster', () => {
     const all = pods(6);
     const ghost = `${'f'.repeat(40)} ${all[4]?.address.ip}:6379@16379 slave,fail ${idOf(2)} 0 ${NOW - 60_000} 3 disconnected`;
     const specs = threeByOne.map((s) => (s.pod === 4 ? { pod: 4 } : s));
-    const plan = planCluster(aDesired(3, 1, all), aTopology(all, specs, { lines: (v) => (v === 4 ? [] : [ghost]) }), NOW);
+    const plan = planCluster(
+      aDesired(3, 1, all),
+      aTopology(all, specs, { lines: (v) => (v === 4 ? [] : [ghost]) }),
+      NOW,
+    );
     expect(plan.steps.some((s) => s.kind === 'forget' && s.id === 'f'.repeat(40))).to.equal(true);
   });
 
   it('re-MEETs a node that some view still lists at its old address', () => {
     const all = pods(6);
     const topology = aTopology(all, threeByOne);
-    const moved = { ...topology, views: topology.views.map((v) => (v.pod === 'redis-0' ? v : { ...v, entries: parseClusterNodes(v.entries.map(() => '').join('')).concat(v.entries.map((e) => (e.id === idOf(3) ? { ...e, address: { ip: '127.9.9.9', port: 6379 } } : e))) })) };
+    const moved = {
+      ...topology,
+      views: topology.views.map((v) =>
+        v.pod === 'redis-0'
+          ? v
+          : {
+              ...v,
+              entries: parseClusterNodes(v.entries.map(() => '').join('')).concat(
+                v.entries.map((e) => (e.id === idOf(3) ? { ...e, address: { ip: '127.9.9.9', port: 6379 } } : e)),
+              ),
+            },
+      ),
+    };
     const plan = planCluster(aDesired(3, 1, all), moved, NOW);
     expect(plan.steps.some((s) => s.kind === 'meet' && s.to.ip === all[3]?.address.ip)).to.equal(true);
   });
@@ -111,12 +170,20 @@ describe('planCluster', () => {
   it('never holds more than one disruptive step, whatever the state', () => {
     const all = pods(9);
     const cases = [aTopology(all, [...threeByOne, { pod: 6 }, { pod: 7 }, { pod: 8 }]), aTopology(all, threeByOne)];
-    for (const t of cases) expect(planCluster(aDesired(6, 1, all), t, NOW).steps.filter(isDisruptive).length).to.be.at.most(1);
+    for (const t of cases)
+      expect(planCluster(aDesired(6, 1, all), t, NOW).steps.filter(isDisruptive).length).to.be.at.most(1);
   });
 
   it('attaches replicas on other nodes than their masters when pods are fresh', () => {
     const all = pods(6);
-    const specs = [{ pod: 0, slots: '0-5461' }, { pod: 1, slots: '5462-10922' }, { pod: 2, slots: '10923-16383' }, { pod: 3 }, { pod: 4 }, { pod: 5 }];
+    const specs = [
+      { pod: 0, slots: '0-5461' },
+      { pod: 1, slots: '5462-10922' },
+      { pod: 2, slots: '10923-16383' },
+      { pod: 3 },
+      { pod: 4 },
+      { pod: 5 },
+    ];
     const plan = planCluster(aDesired(3, 1, all), aTopology(all, specs), NOW);
     expect(kinds(plan.steps)).to.deep.equal(['replicate', 'replicate', 'replicate']);
     for (const s of plan.steps) {
@@ -148,8 +215,17 @@ describe('isSafeToRestart right after a failover', () => {
   it('says not yet, without a failover, while the master does not list its synced replica as its own', () => {
     const all = pods(6);
     const topology = aTopology(all, threeByOne);
-    const stale = { ...topology, views: topology.views.map((v) => (v.pod !== 'redis-0' ? v
-      : { ...v, entries: v.entries.map((e) => (e.id === idOf(5) ? { ...e, role: 'master' as const, masterId: null } : e)) })) };
+    const stale = {
+      ...topology,
+      views: topology.views.map((v) =>
+        v.pod !== 'redis-0'
+          ? v
+          : {
+              ...v,
+              entries: v.entries.map((e) => (e.id === idOf(5) ? { ...e, role: 'master' as const, masterId: null } : e)),
+            },
+      ),
+    };
     const answer = isSafeToRestart('redis-0', aDesired(3, 1, all), stale, NOW);
     expect(answer).to.deep.include({ safe: false });
     expect(!answer.safe && answer.failover).to.equal(undefined);

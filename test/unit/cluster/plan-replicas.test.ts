@@ -13,8 +13,14 @@ describe('planReplicas', () => {
     const all = pods(8, 3);
     // masters on redis-3 (node-0), 4 (node-1), 5 (node-2), 6 (node-0); redis-0 (node-0) serves redis-6 beside it
     const specs: NodeSpec[] = [
-      { pod: 3, slots: quarter[0] }, { pod: 4, slots: quarter[1] }, { pod: 5, slots: quarter[2] }, { pod: 6, slots: quarter[3] },
-      { pod: 0, role: 'replica', of: 6 }, { pod: 1, role: 'replica', of: 3 }, { pod: 2, role: 'replica', of: 4 }, { pod: 7, role: 'replica', of: 5 },
+      { pod: 3, slots: quarter[0] },
+      { pod: 4, slots: quarter[1] },
+      { pod: 5, slots: quarter[2] },
+      { pod: 6, slots: quarter[3] },
+      { pod: 0, role: 'replica', of: 6 },
+      { pod: 1, role: 'replica', of: 3 },
+      { pod: 2, role: 'replica', of: 4 },
+      { pod: 7, role: 'replica', of: 5 },
     ];
     const desired = aDesired(4, 1, all);
     const run = simulate(desired, specs);
@@ -27,14 +33,30 @@ describe('planReplicas', () => {
   });
 
   const uneven: [string, PodPlacement[], NodeSpec[]][] = [
-    ['3 nodes in zones a, a, b', pods(6, 3).map((p) => ({ ...p, zone: p.nodeName === 'node-2' ? 'b' : 'a' })), [
-      { pod: 0, slots: '0-5461' }, { pod: 1, slots: '5462-10922' }, { pod: 2, slots: '10923-16383' },
-      { pod: 3, role: 'replica', of: 1 }, { pod: 4, role: 'replica', of: 2 }, { pod: 5, role: 'replica', of: 0 },
-    ]],
-    ['2 zones with 5 pods in one', pods(6, 6).map((p, i) => ({ ...p, zone: i === 5 ? 'b' : 'a' })), [
-      { pod: 0, slots: '0-5461' }, { pod: 1, slots: '5462-10922' }, { pod: 2, slots: '10923-16383' },
-      { pod: 3, role: 'replica', of: 0 }, { pod: 4, role: 'replica', of: 1 }, { pod: 5, role: 'replica', of: 2 },
-    ]],
+    [
+      '3 nodes in zones a, a, b',
+      pods(6, 3).map((p) => ({ ...p, zone: p.nodeName === 'node-2' ? 'b' : 'a' })),
+      [
+        { pod: 0, slots: '0-5461' },
+        { pod: 1, slots: '5462-10922' },
+        { pod: 2, slots: '10923-16383' },
+        { pod: 3, role: 'replica', of: 1 },
+        { pod: 4, role: 'replica', of: 2 },
+        { pod: 5, role: 'replica', of: 0 },
+      ],
+    ],
+    [
+      '2 zones with 5 pods in one',
+      pods(6, 6).map((p, i) => ({ ...p, zone: i === 5 ? 'b' : 'a' })),
+      [
+        { pod: 0, slots: '0-5461' },
+        { pod: 1, slots: '5462-10922' },
+        { pod: 2, slots: '10923-16383' },
+        { pod: 3, role: 'replica', of: 0 },
+        { pod: 4, role: 'replica', of: 1 },
+        { pod: 5, role: 'replica', of: 2 },
+      ],
+    ],
   ];
   for (const [name, all, specs] of uneven) {
     it(`plans no step and converges, reporting the relaxed zone rule, when pods sit in ${name}`, () => {
@@ -56,7 +78,7 @@ describe('planReplicas', () => {
 });
 
 describe('planReplicas over every role layout', () => {
-  it('reaches a placement with every replica off its master\'s node, and stays, for every 4x1 layout on 3 nodes', function () {
+  it("reaches a placement with every replica off its master's node, and stays, for every 4x1 layout on 3 nodes", function () {
     this.timeout(60_000);
     const all = pods(8, 3);
     const desired = aDesired(4, 1, all);
@@ -72,7 +94,9 @@ describe('planReplicas over every role layout', () => {
         ];
         const run = simulate(desired, specs);
         expectShape(desired, run.nodes, { zones: true });
-        expect(run.plans.at(-1)?.converged, `${JSON.stringify(specs)}: ${run.plans.at(-1)?.progress.message}`).to.equal(true);
+        expect(run.plans.at(-1)?.converged, `${JSON.stringify(specs)}: ${run.plans.at(-1)?.progress.message}`).to.equal(
+          true,
+        );
         layouts++;
       }
     }

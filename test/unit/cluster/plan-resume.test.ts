@@ -12,36 +12,56 @@ const C: NodeSpec = { pod: 2, slots: third[2] };
 const sReplica: NodeSpec = { pod: 5, role: 'replica', of: 0 };
 const tReplica: NodeSpec = { pod: 3, role: 'replica', of: 1 };
 const cReplica: NodeSpec = { pod: 4, role: 'replica', of: 2 };
-const sFailedOver: NodeSpec[] = [{ pod: 5, slots: third[0], epoch: 7 }, { pod: 0, role: 'replica', of: 5 }];
-const tFailedOver: NodeSpec[] = [{ pod: 3, slots: third[1], epoch: 8 }, { pod: 1, role: 'replica', of: 3 }];
+const sFailedOver: NodeSpec[] = [
+  { pod: 5, slots: third[0], epoch: 7 },
+  { pod: 0, role: 'replica', of: 5 },
+];
+const tFailedOver: NodeSpec[] = [
+  { pod: 3, slots: third[1], epoch: 8 },
+  { pod: 1, role: 'replica', of: 3 },
+];
 
-const cases: { name: string; specs: NodeSpec[]; keys: Record<number, Record<number, number>>; move?: [string, string]; close?: string }[] = [
+const cases: {
+  name: string;
+  specs: NodeSpec[];
+  keys: Record<number, Record<number, number>>;
+  move?: [string, string];
+  close?: string;
+}[] = [
   {
     name: 'the source failed over: the target still imports from the old source id, now a replica',
     specs: [...sFailedOver, { ...T, slots: `${third[1]} [100-<-${idOf(0)}]` }, C, tReplica, cReplica],
-    keys: { 1: { 100: 10 }, 5: { 100: 10 } }, move: ['redis-5', 'redis-1'],
+    keys: { 1: { 100: 10 }, 5: { 100: 10 } },
+    move: ['redis-5', 'redis-1'],
   },
   {
     name: 'the target failed over: the source still migrates to the old target id, now a replica',
     specs: [{ ...S, slots: `${third[0]} [100->-${idOf(1)}]` }, ...tFailedOver, C, sReplica, cReplica],
-    keys: { 0: { 100: 10 }, 3: { 100: 10 } }, move: ['redis-0', 'redis-3'],
+    keys: { 0: { 100: 10 }, 3: { 100: 10 } },
+    move: ['redis-0', 'redis-3'],
   },
   {
     name: 'both failed over: no marker is left, the promoted target holds keys of a slot it does not own',
     specs: [...sFailedOver, ...tFailedOver, C, cReplica],
-    keys: { 3: { 100: 10 } }, move: ['redis-5', 'redis-3'],
+    keys: { 3: { 100: 10 } },
+    move: ['redis-5', 'redis-3'],
   },
   {
     name: 'an import whose source id is no longer the owner holds no key',
     specs: [...sFailedOver, { ...T, slots: `${third[1]} [100-<-${idOf(0)}]` }, C, tReplica, cReplica],
-    keys: { 1: { 100: 0 } }, close: 'redis-1',
+    keys: { 1: { 100: 0 } },
+    close: 'redis-1',
   },
 ];
 
 describe('planResume (migrations interrupted by failovers)', () => {
   for (const c of cases) {
     it(`${c.move ? `moves slot 100 ${c.move.join(' -> ')}` : `closes slot 100 on ${c.close}`} when ${c.name}`, () => {
-      const plan = planCluster(aDesired(3, 1, all), aTopology(all, c.specs, { keysInSlot: (v) => c.keys[v] ?? {} }), NOW);
+      const plan = planCluster(
+        aDesired(3, 1, all),
+        aTopology(all, c.specs, { keysInSlot: (v) => c.keys[v] ?? {} }),
+        NOW,
+      );
       expect(plan.problems.map((p) => p.message)).to.deep.equal([]);
       const [step, ...rest] = plan.steps;
       expect(rest).to.deep.equal([]);
@@ -55,7 +75,14 @@ describe('planResume (migrations interrupted by failovers)', () => {
   }
 
   it('does not take a slot for a master whose own view still claims it (a stale master back with old data)', () => {
-    const specs = [{ pod: 5, slots: third[0], epoch: 7 }, { pod: 0, slots: third[0], epoch: 1 }, T, C, tReplica, cReplica];
+    const specs = [
+      { pod: 5, slots: third[0], epoch: 7 },
+      { pod: 0, slots: third[0], epoch: 1 },
+      T,
+      C,
+      tReplica,
+      cReplica,
+    ];
     const topology = aTopology(all, specs, { keysInSlot: (v): Record<number, number> => (v === 0 ? { 100: 10 } : {}) });
     const plan = planCluster(aDesired(3, 1, all), topology, NOW);
     expect(plan.steps.filter((s) => s.kind === 'migrate')).to.deep.equal([]);

@@ -9,25 +9,44 @@ import { formatRanges, toRanges } from '../../../shared/core/cluster/slots.ts';
 import type { Step } from '../../../shared/core/cluster/steps.ts';
 import { aTopology, type NodeSpec } from './builders.ts';
 
-export interface SimNode { pod: number; role: 'master' | 'replica'; of?: number; slots: number[]; epoch: number }
+export interface SimNode {
+  pod: number;
+  role: 'master' | 'replica';
+  of?: number;
+  slots: number[];
+  epoch: number;
+}
 
-export interface Simulation { nodes: SimNode[]; plans: ClusterPlan[]; steps: Step[] }
+export interface Simulation {
+  nodes: SimNode[];
+  plans: ClusterPlan[];
+  steps: Step[];
+}
 
 const podOf = (id: string) => Number(id.replace(/^a+/, '') || '0');
 
 export function fromSpecs(specs: readonly NodeSpec[]): SimNode[] {
   return specs.map((s) => ({
-    pod: s.pod, role: s.role ?? 'master', of: s.of, epoch: s.epoch ?? s.pod + 1,
-    slots: (s.slots ?? '').split(' ').filter(Boolean).flatMap((r) => {
-      const [a, b] = r.split('-').map(Number) as [number, number?];
-      return Array.from({ length: (b ?? a) - a + 1 }, (_, i) => a + i);
-    }),
+    pod: s.pod,
+    role: s.role ?? 'master',
+    of: s.of,
+    epoch: s.epoch ?? s.pod + 1,
+    slots: (s.slots ?? '')
+      .split(' ')
+      .filter(Boolean)
+      .flatMap((r) => {
+        const [a, b] = r.split('-').map(Number) as [number, number?];
+        return Array.from({ length: (b ?? a) - a + 1 }, (_, i) => a + i);
+      }),
   }));
 }
 
 export function toSpecs(nodes: readonly SimNode[]): NodeSpec[] {
   return nodes.map((n) => ({
-    pod: n.pod, role: n.role, epoch: n.epoch, ...(n.of !== undefined ? { of: n.of } : {}),
+    pod: n.pod,
+    role: n.role,
+    epoch: n.epoch,
+    ...(n.of !== undefined ? { of: n.of } : {}),
     slots: formatRanges(toRanges(n.slots)),
   }));
 }
@@ -50,16 +69,27 @@ export function applyTo(nodes: SimNode[], step: Step): SimNode[] {
       const m = find(step.master.id);
       if (r.role !== 'replica' || r.of !== m.pod) throw new Error(`FAILOVER on ${r.pod}, not a replica of ${m.pod}`);
       const epoch = Math.max(...nodes.map((x) => x.epoch)) + 1;
-      return nodes.map((x) => x === r ? { ...x, role: 'master', of: undefined, slots: m.slots, epoch }
-        : x === m ? { ...x, role: 'replica', of: r.pod, slots: [] }
-          : x.role === 'replica' && x.of === m.pod ? { ...x, of: r.pod } : x);
+      return nodes.map((x) =>
+        x === r
+          ? { ...x, role: 'master', of: undefined, slots: m.slots, epoch }
+          : x === m
+            ? { ...x, role: 'replica', of: r.pod, slots: [] }
+            : x.role === 'replica' && x.of === m.pod
+              ? { ...x, of: r.pod }
+              : x,
+      );
     }
     case 'migrate': {
       let next = nodes;
       for (const move of step.moves) {
         const moving = new Set(move.slots);
-        next = next.map((x) => x.pod === podOf(move.source.id) ? { ...x, slots: x.slots.filter((s) => !moving.has(s)) }
-          : x.pod === podOf(move.target.id) ? { ...x, slots: [...x.slots, ...move.slots].sort((a, b) => a - b) } : x);
+        next = next.map((x) =>
+          x.pod === podOf(move.source.id)
+            ? { ...x, slots: x.slots.filter((s) => !moving.has(s)) }
+            : x.pod === podOf(move.target.id)
+              ? { ...x, slots: [...x.slots, ...move.slots].sort((a, b) => a - b) }
+              : x,
+        );
       }
       return next;
     }
@@ -72,7 +102,12 @@ export function applyTo(nodes: SimNode[], step: Step): SimNode[] {
 }
 
 /** Plans and applies until a plan has no step (or `maxPasses`); throws if a step repeats. */
-export function simulate(desired: DesiredCluster, specs: readonly NodeSpec[], maxPasses = 40, now = 1_000_000): Simulation {
+export function simulate(
+  desired: DesiredCluster,
+  specs: readonly NodeSpec[],
+  maxPasses = 40,
+  now = 1_000_000,
+): Simulation {
   let nodes = fromSpecs(specs);
   const plans: ClusterPlan[] = [];
   const steps: Step[] = [];
@@ -93,7 +128,11 @@ export function simulate(desired: DesiredCluster, specs: readonly NodeSpec[], ma
 }
 
 /** The asked shape: `masters` masters on staying pods, each with its replicas on other nodes. */
-export function expectShape(desired: DesiredCluster, nodes: readonly SimNode[], options: { zones?: boolean } = {}): void {
+export function expectShape(
+  desired: DesiredCluster,
+  nodes: readonly SimNode[],
+  options: { zones?: boolean } = {},
+): void {
   const podOf = (i: number) => desired.pods[i] as PodPlacement;
   const masters = nodes.filter((n) => n.slots.length > 0);
   expect(masters.length, 'masters').to.equal(desired.masters);
@@ -104,7 +143,8 @@ export function expectShape(desired: DesiredCluster, nodes: readonly SimNode[], 
     expect(replicas.length, `replicas of ${podOf(m.pod).name}`).to.equal(desired.replicasPerMaster);
     for (const r of replicas) {
       expect(podOf(r.pod).nodeName, `${podOf(r.pod).name} beside its master`).not.to.equal(podOf(m.pod).nodeName);
-      if (options.zones) expect(podOf(r.pod).zone, `${podOf(r.pod).name} in its master's zone`).not.to.equal(podOf(m.pod).zone);
+      if (options.zones)
+        expect(podOf(r.pod).zone, `${podOf(r.pod).name} in its master's zone`).not.to.equal(podOf(m.pod).zone);
     }
   }
 }

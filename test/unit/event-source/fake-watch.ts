@@ -3,16 +3,25 @@
 import type { KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
 
 export type WatchEnd = 'close' | 'open' | { error: unknown };
-export interface Step { events?: [string, object][]; end: WatchEnd }
+export interface Step {
+  events?: [string, object][];
+  end: WatchEnd;
+}
 
-export const obj = (name: string, resourceVersion: string, uid = `uid-${name}`): KubernetesObject =>
-  ({ metadata: { name, namespace: 'ns', resourceVersion, uid } });
+export const obj = (name: string, resourceVersion: string, uid = `uid-${name}`): KubernetesObject => ({
+  metadata: { name, namespace: 'ns', resourceVersion, uid },
+});
 
 export class FakeWatch {
   readonly calls: Record<string, unknown>[] = [];
   constructor(private readonly steps: Step[]) {}
 
-  async watch(_path: string, params: Record<string, unknown>, onEvent: (type: string, object: object) => void, done: (error: unknown) => void): Promise<AbortController> {
+  async watch(
+    _path: string,
+    params: Record<string, unknown>,
+    onEvent: (type: string, object: object) => void,
+    done: (error: unknown) => void,
+  ): Promise<AbortController> {
     this.calls.push(params);
     const step = this.steps.shift() ?? { end: 'open' };
     const controller = new AbortController();
@@ -42,7 +51,10 @@ export function fakeList(results: ({ items: KubernetesObject[]; rv: string } | E
 export const refused = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6443'), { code: 'ECONNREFUSED' });
 export const httpStatus = (statusCode: number) => Object.assign(new Error(`HTTP ${statusCode}`), { statusCode });
 export const apiException = (code: number) => Object.assign(new Error(`HTTP-Code: ${code}`), { code });
-export const expiredEvent = (): [string, object] => ['ERROR', { kind: 'Status', status: 'Failure', reason: 'Expired', code: 410, message: 'too old resource version: 10 (20)' }];
+export const expiredEvent = (): [string, object] => [
+  'ERROR',
+  { kind: 'Status', status: 'Failure', reason: 'Expired', code: 410, message: 'too old resource version: 10 (20)' },
+];
 
 export async function eventually(check: () => boolean, what: string, turns = 2_000): Promise<void> {
   for (let i = 0; i < turns; i++) {

@@ -6,7 +6,8 @@ import { sinkSender } from '../../../functions/event-source/sink.ts';
 import { createLogger } from '../../../shared/io/log.ts';
 
 const backoff = { baseMs: 200, maxMs: 3_000, jitter: 0.2 };
-const event = (id: string) => new CloudEvent({ id, source: 'test', type: 'dev.knative.apiserver.resource.add', subject: `/x/${id}`, data: { id } });
+const event = (id: string) =>
+  new CloudEvent({ id, source: 'test', type: 'dev.knative.apiserver.resource.add', subject: `/x/${id}`, data: { id } });
 
 describe('event source sink', () => {
   let server: Server;
@@ -27,12 +28,30 @@ describe('event source sink', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
   });
-  after(() => new Promise<void>((r) => { server.close(() => r()); server.closeAllConnections(); }));
-  beforeEach(() => { posts = []; });
+  after(
+    () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
+  );
+  beforeEach(() => {
+    posts = [];
+  });
 
   function sender(maxAttempts = 5) {
     const delays: number[] = [];
-    const send = sinkSender({ url, backoff, maxAttempts, timeoutMs: 5_000, log: createLogger({ level: 'silent' }), random: () => 0, sleep: async (ms) => { delays.push(ms); } });
+    const send = sinkSender({
+      url,
+      backoff,
+      maxAttempts,
+      timeoutMs: 5_000,
+      log: createLogger({ level: 'silent' }),
+      random: () => 0,
+      sleep: async (ms) => {
+        delays.push(ms);
+      },
+    });
     return { send, delays };
   }
 
@@ -45,7 +64,11 @@ describe('event source sink', () => {
   });
 
   it('waits at least what Retry-After asks, within the cap', async () => {
-    replies = [{ status: 503, headers: { 'Retry-After': '1' } }, { status: 429, headers: { 'Retry-After': '60' } }, { status: 202 }];
+    replies = [
+      { status: 503, headers: { 'Retry-After': '1' } },
+      { status: 429, headers: { 'Retry-After': '60' } },
+      { status: 202 },
+    ];
     const { send, delays } = sender();
     expect(await send(event('e2'))).to.equal(true);
     expect(delays).to.deep.equal([1_000, 3_000]);
@@ -73,14 +96,30 @@ describe('event source sink', () => {
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((r) => closed.close(() => r()));
     const delays: number[] = [];
-    const send = sinkSender({ url: `http://127.0.0.1:${port}/`, backoff, maxAttempts: 3, timeoutMs: 5_000, log: createLogger({ level: 'silent' }), random: () => 0, sleep: async (ms) => { delays.push(ms); } });
+    const send = sinkSender({
+      url: `http://127.0.0.1:${port}/`,
+      backoff,
+      maxAttempts: 3,
+      timeoutMs: 5_000,
+      log: createLogger({ level: 'silent' }),
+      random: () => 0,
+      sleep: async (ms) => {
+        delays.push(ms);
+      },
+    });
     expect(await send(event('e5'))).to.equal(false);
     expect(delays).to.deep.equal([200, 400]);
   });
 
   it('ends a retry loop at once on stop()', async () => {
     replies = [{ status: 503 }];
-    const send = sinkSender({ url, backoff: { baseMs: 3_600_000, maxMs: 3_600_000, jitter: 0 }, maxAttempts: 5, timeoutMs: 5_000, log: createLogger({ level: 'silent' }) });
+    const send = sinkSender({
+      url,
+      backoff: { baseMs: 3_600_000, maxMs: 3_600_000, jitter: 0 },
+      maxAttempts: 5,
+      timeoutMs: 5_000,
+      log: createLogger({ level: 'silent' }),
+    });
     const result = send(event('e6'));
     while (posts.length === 0) await new Promise((r) => setTimeout(r, 5));
     send.stop();

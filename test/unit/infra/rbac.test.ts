@@ -14,19 +14,29 @@ describe('infra/rbac', function () {
   }
   it('grants each identity exactly its listed (group, resource, verb) triples', function () {
     for (const identity of identities) {
-      const granted = rulesOf(identity).flatMap((r) => {
-        const rule = r as { apiGroups: string[]; resources: string[]; verbs: string[] };
-        return rule.apiGroups.flatMap((g) => rule.resources.flatMap((res) => rule.verbs.map((v) => `${g}/${res}:${v}`)));
-      }).sort();
+      const granted = rulesOf(identity)
+        .flatMap((r) => {
+          const rule = r as { apiGroups: string[]; resources: string[]; verbs: string[] };
+          return rule.apiGroups.flatMap((g) =>
+            rule.resources.flatMap((res) => rule.verbs.map((v) => `${g}/${res}:${v}`)),
+          );
+        })
+        .sort();
       const listed = identity.permissions.flatMap((p) => p.verbs.map((v) => `${p.group}/${p.resource}:${v}`)).sort();
       expect(granted, identity.name).to.deep.equal(listed);
     }
   });
   it('puts no wildcard anywhere and gives token-less ServiceAccounts to functions that never call the API', function () {
-    const text = Object.values(rbacFiles).map((r) => r()).join('\n');
+    const text = Object.values(rbacFiles)
+      .map((r) => r())
+      .join('\n');
     expect(text).to.not.contain("'*'").and.not.contain('"*"').and.not.match(/- \*$/m);
-    const accounts = rbacObjects().filter((o) => o.kind === 'ServiceAccount') as { metadata: { name: string }; automountServiceAccountToken?: boolean }[];
-    for (const sa of tokenless) expect(accounts.find((a) => a.metadata.name === sa.name)?.automountServiceAccountToken).to.equal(false);
+    const accounts = rbacObjects().filter((o) => o.kind === 'ServiceAccount') as {
+      metadata: { name: string };
+      automountServiceAccountToken?: boolean;
+    }[];
+    for (const sa of tokenless)
+      expect(accounts.find((a) => a.metadata.name === sa.name)?.automountServiceAccountToken).to.equal(false);
   });
   it('lets the ApiServerSource read no Secrets (resource mode would put their data in events)', function () {
     const source = identities.find((i) => i.name === 'knredis-apiserversource')!;

@@ -5,7 +5,11 @@ import { createLogger } from '../../../shared/io/log.ts';
 import { eventAttributes } from '../../../shared/core/apiserver-events.ts';
 import { ingestRouter } from '../../../functions/ingest/app.ts';
 
-const cluster = { apiVersion: 'cache.redis.io/v1beta1', kind: 'RedisCluster', metadata: { namespace: 'prod', name: 'cache' } };
+const cluster = {
+  apiVersion: 'cache.redis.io/v1beta1',
+  kind: 'RedisCluster',
+  metadata: { namespace: 'prod', name: 'cache' },
+};
 const stranger = { apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'prod', name: 'web-1' } };
 
 function ceOf(object: object, verb: 'add' | 'update' | 'delete' = 'update') {
@@ -20,18 +24,32 @@ describe('ingest router', () => {
 
   before(async () => {
     const app = createHttpApp({});
-    app.use(ingestRouter({
-      enqueue: async (key) => { if (failing) throw new Error('Stream isn\'t writeable'); queued.push(key); },
-      maxBodyBytes: 4096, retryAfterS: 3, log: createLogger({ level: 'silent' }),
-    }));
+    app.use(
+      ingestRouter({
+        enqueue: async (key) => {
+          if (failing) throw new Error("Stream isn't writeable");
+          queued.push(key);
+        },
+        maxBodyBytes: 4096,
+        retryAfterS: 3,
+        log: createLogger({ level: 'silent' }),
+      }),
+    );
     server = await listen(app, 0);
   });
   after(() => server.close());
-  beforeEach(() => { queued = []; failing = false; });
+  beforeEach(() => {
+    queued = [];
+    failing = false;
+  });
 
   type Sent = { headers: Record<string, unknown>; body: unknown };
   const post = (message: Sent) =>
-    fetch(server.url + '/', { method: 'POST', headers: message.headers as Record<string, string>, body: String(message.body) });
+    fetch(server.url + '/', {
+      method: 'POST',
+      headers: message.headers as Record<string, string>,
+      body: String(message.body),
+    });
 
   it('answers 202 and queues the key when an event comes in binary mode', async () => {
     const res = await post(HTTP.binary(ceOf(cluster)));
@@ -48,25 +66,62 @@ describe('ingest router', () => {
   });
 
   it('queues each distinct key once when a batch comes in', async () => {
-    const body = JSON.stringify([ceOf(cluster), ceOf(cluster, 'delete'), ceOf({ ...cluster, metadata: { namespace: 'prod', name: 'other' } })].map((e) => e.toJSON()));
+    const body = JSON.stringify(
+      [
+        ceOf(cluster),
+        ceOf(cluster, 'delete'),
+        ceOf({ ...cluster, metadata: { namespace: 'prod', name: 'other' } }),
+      ].map((e) => e.toJSON()),
+    );
     const res = await post({ headers: { 'content-type': 'application/cloudevents-batch+json' }, body });
     expect(res.status).to.equal(202);
     expect(queued).to.deep.equal(['prod/cache', 'prod/other']);
   });
 
   const refused: [string, () => Sent, RegExp][] = [
-    ['malformed JSON in structured mode', () => ({ headers: { 'content-type': 'application/cloudevents+json' }, body: '{"specversion": "1.0", ' }), /not a CloudEvent/],
-    ['no CloudEvent headers at all', () => ({ headers: { 'content-type': 'application/json' }, body: '{}' }), /not a CloudEvent/],
-    ['a missing source', () => ({ headers: { 'content-type': 'application/json', 'ce-id': '1', 'ce-specversion': '1.0', 'ce-type': 'dev.knative.apiserver.resource.add' }, body: JSON.stringify(cluster) }), /invalid CloudEvent|not a CloudEvent/],
-    ['an unsupported type', () => HTTP.binary(new CloudEvent({ id: '1', source: '/x', type: 'com.example.other', data: cluster })), /unsupported event type/],
+    [
+      'malformed JSON in structured mode',
+      () => ({ headers: { 'content-type': 'application/cloudevents+json' }, body: '{"specversion": "1.0", ' }),
+      /not a CloudEvent/,
+    ],
+    [
+      'no CloudEvent headers at all',
+      () => ({ headers: { 'content-type': 'application/json' }, body: '{}' }),
+      /not a CloudEvent/,
+    ],
+    [
+      'a missing source',
+      () => ({
+        headers: {
+          'content-type': 'application/json',
+          'ce-id': '1',
+          'ce-specversion': '1.0',
+          'ce-type': 'dev.knative.apiserver.resource.add',
+        },
+        body: JSON.stringify(cluster),
+      }),
+      /invalid CloudEvent|not a CloudEvent/,
+    ],
+    [
+      'an unsupported type',
+      () => HTTP.binary(new CloudEvent({ id: '1', source: '/x', type: 'com.example.other', data: cluster })),
+      /unsupported event type/,
+    ],
     ['an object of no RedisCluster', () => HTTP.binary(ceOf(stranger)), /belongs to no RedisCluster/],
-    ['a batch with one unrelated event', () => ({ headers: { 'content-type': 'application/cloudevents-batch+json' }, body: JSON.stringify([ceOf(cluster).toJSON(), ceOf(stranger).toJSON()]) }), /belongs to no RedisCluster/],
+    [
+      'a batch with one unrelated event',
+      () => ({
+        headers: { 'content-type': 'application/cloudevents-batch+json' },
+        body: JSON.stringify([ceOf(cluster).toJSON(), ceOf(stranger).toJSON()]),
+      }),
+      /belongs to no RedisCluster/,
+    ],
   ];
   for (const [what, message, reason] of refused) {
     it(`answers 400 with a JSON reason and queues nothing for ${what}`, async () => {
       const res = await post(message());
       expect(res.status).to.equal(400);
-      const body = await res.json() as { error: string; reason: string };
+      const body = (await res.json()) as { error: string; reason: string };
       expect(body.reason).to.match(reason);
       expect(body.error).to.be.a('string');
       expect(queued).to.deep.equal([]);

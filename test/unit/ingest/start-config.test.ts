@@ -12,12 +12,19 @@ describe('start-config', () => {
 
   it('reports every invalid setting at once', () => {
     try {
-      readConfig({ PORT: 'abc', REDIS_URL: 'http://x', WORKER_CONCURRENCY: '0', BACKOFF_BASE_MS: '500', BACKOFF_MAX_MS: '100' });
+      readConfig({
+        PORT: 'abc',
+        REDIS_URL: 'http://x',
+        WORKER_CONCURRENCY: '0',
+        BACKOFF_BASE_MS: '500',
+        BACKOFF_MAX_MS: '100',
+      });
       expect.fail('no error');
     } catch (error) {
       expect(error).to.be.instanceOf(ConfigError);
       const message = (error as Error).message;
-      for (const name of ['PORT', 'REDIS_URL', 'WORKER_CONCURRENCY', 'invalid backoff']) expect(message).to.contain(name);
+      for (const name of ['PORT', 'REDIS_URL', 'WORKER_CONCURRENCY', 'invalid backoff'])
+        expect(message).to.contain(name);
     }
   });
 });

@@ -3,15 +3,47 @@ import { eventAttributes, eventType } from '../../../shared/core/apiserver-event
 import { LABEL_CLUSTER, LABEL_INSTANCE, LABEL_MANAGED_BY, MANAGED_BY_VALUE } from '../../../shared/core/api/group.ts';
 import { namePrefixes, toKeys, type ObjectRef, type OwnerLookup } from '../../../functions/ingest/to-keys.ts';
 
-const childLabels = (name: string) => ({ [LABEL_MANAGED_BY]: MANAGED_BY_VALUE, [LABEL_INSTANCE]: name, [LABEL_CLUSTER]: name });
-const cluster = { apiVersion: 'cache.redis.io/v1beta1', kind: 'RedisCluster', metadata: { namespace: 'prod', name: 'cache' } };
-const ownedPod = { apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'prod', name: 'cache-0-1', ownerReferences: [{ apiVersion: 'cache.redis.io/v1beta1', kind: 'RedisCluster', name: 'cache', controller: true }] } };
-const labelledService = { apiVersion: 'v1', kind: 'Service', metadata: { namespace: 'prod', name: 'cache-headless', labels: childLabels('cache') } };
-const strangerPod = { apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'prod', name: 'web-1', labels: { app: 'web' } } };
+const childLabels = (name: string) => ({
+  [LABEL_MANAGED_BY]: MANAGED_BY_VALUE,
+  [LABEL_INSTANCE]: name,
+  [LABEL_CLUSTER]: name,
+});
+const cluster = {
+  apiVersion: 'cache.redis.io/v1beta1',
+  kind: 'RedisCluster',
+  metadata: { namespace: 'prod', name: 'cache' },
+};
+const ownedPod = {
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: {
+    namespace: 'prod',
+    name: 'cache-0-1',
+    ownerReferences: [{ apiVersion: 'cache.redis.io/v1beta1', kind: 'RedisCluster', name: 'cache', controller: true }],
+  },
+};
+const labelledService = {
+  apiVersion: 'v1',
+  kind: 'Service',
+  metadata: { namespace: 'prod', name: 'cache-headless', labels: childLabels('cache') },
+};
+const strangerPod = {
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { namespace: 'prod', name: 'web-1', labels: { app: 'web' } },
+};
 
-const asEvent = (object: object, verb: 'add' | 'update' | 'delete' = 'update', mode: 'resource' | 'ref' = 'resource') => {
+const asEvent = (
+  object: object,
+  verb: 'add' | 'update' | 'delete' = 'update',
+  mode: 'resource' | 'ref' = 'resource',
+) => {
   const a = eventAttributes(object, verb, mode);
-  return { type: a.type, data: a.data, extensions: { kind: a.kind, name: a.name, namespace: a.namespace, apiversion: a.apiversion } };
+  return {
+    type: a.type,
+    data: a.data,
+    extensions: { kind: a.kind, name: a.name, namespace: a.namespace, apiversion: a.apiversion },
+  };
 };
 
 function fakeLookup(objects: Record<string, object>, clusters: string[]): OwnerLookup & { asked: string[] } {
@@ -20,7 +52,9 @@ function fakeLookup(objects: Record<string, object>, clusters: string[]): OwnerL
     asked,
     async readMeta(ref: ObjectRef) {
       asked.push(`${ref.kind} ${ref.namespace}/${ref.name}`);
-      return (objects[`${ref.kind} ${ref.namespace}/${ref.name}`] as { metadata: object } | undefined)?.metadata ?? null;
+      return (
+        (objects[`${ref.kind} ${ref.namespace}/${ref.name}`] as { metadata: object } | undefined)?.metadata ?? null
+      );
     },
     async existingClusters(_ns: string, names: readonly string[]) {
       return names.filter((n) => clusters.includes(n));
@@ -43,13 +77,39 @@ describe('ingest to-keys', () => {
   }
 
   it('calls an event unrelated when the object belongs to no RedisCluster, is of another kind, or is of an unknown type', async () => {
-    expect(await toKeys(asEvent(strangerPod))).to.have.property('unrelated').that.matches(/belongs to no RedisCluster/);
-    expect(await toKeys(asEvent({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { namespace: 'prod', name: 'x', labels: childLabels('cache') } }))).to.have.property('unrelated').that.matches(/not watched/);
-    expect(await toKeys({ type: 'dev.knative.apiserver.resource.patch', data: cluster, extensions: {} })).to.have.property('unrelated').that.matches(/unsupported event type/);
-    expect(await toKeys({ type: eventType('resource', 'add'), data: 'text', extensions: {} })).to.have.property('unrelated');
+    expect(await toKeys(asEvent(strangerPod)))
+      .to.have.property('unrelated')
+      .that.matches(/belongs to no RedisCluster/);
+    expect(
+      await toKeys(
+        asEvent({
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          metadata: { namespace: 'prod', name: 'x', labels: childLabels('cache') },
+        }),
+      ),
+    )
+      .to.have.property('unrelated')
+      .that.matches(/not watched/);
+    expect(await toKeys({ type: 'dev.knative.apiserver.resource.patch', data: cluster, extensions: {} }))
+      .to.have.property('unrelated')
+      .that.matches(/unsupported event type/);
+    expect(await toKeys({ type: eventType('resource', 'add'), data: 'text', extensions: {} })).to.have.property(
+      'unrelated',
+    );
     expect(await toKeys(asEvent({ ...cluster, apiVersion: 'other.io/v1' }))).to.have.property('unrelated');
     // A Secret's event would carry its data: knredis never takes one, even a labelled one.
-    expect(await toKeys(asEvent({ apiVersion: 'v1', kind: 'Secret', metadata: { namespace: 'prod', name: 'cache-auth', labels: childLabels('cache') } }))).to.have.property('unrelated').that.matches(/not watched/);
+    expect(
+      await toKeys(
+        asEvent({
+          apiVersion: 'v1',
+          kind: 'Secret',
+          metadata: { namespace: 'prod', name: 'cache-auth', labels: childLabels('cache') },
+        }),
+      ),
+    )
+      .to.have.property('unrelated')
+      .that.matches(/not watched/);
   });
 
   it('reads a ref-mode child from the API server to find its owner', async () => {
@@ -60,12 +120,16 @@ describe('ingest to-keys', () => {
 
   it('maps a ref-mode child that is gone to the existing clusters its name starts with', async () => {
     const lookup = fakeLookup({}, ['cache', 'cache-0']);
-    expect(await toKeys(asEvent(ownedPod, 'delete', 'ref'), lookup)).to.deep.equal({ keys: ['prod/cache-0', 'prod/cache'] });
+    expect(await toKeys(asEvent(ownedPod, 'delete', 'ref'), lookup)).to.deep.equal({
+      keys: ['prod/cache-0', 'prod/cache'],
+    });
     expect(await toKeys(asEvent(strangerPod, 'delete', 'ref'), lookup)).to.have.property('unrelated');
   });
 
   it('refuses a ref-mode child when no lookup is configured', async () => {
-    expect(await toKeys(asEvent(ownedPod, 'update', 'ref'))).to.have.property('unrelated').that.matches(/lookup/);
+    expect(await toKeys(asEvent(ownedPod, 'update', 'ref')))
+      .to.have.property('unrelated')
+      .that.matches(/lookup/);
   });
 
   it('lists the candidate cluster names of a child name, longest first', () => {

@@ -3,7 +3,14 @@ import { createLogger } from '../../../shared/io/log.ts';
 
 function capture(): { lines: Record<string, unknown>[]; destination: { write(line: string): void } } {
   const lines: Record<string, unknown>[] = [];
-  return { lines, destination: { write: (line: string) => { lines.push(JSON.parse(line) as Record<string, unknown>); } } };
+  return {
+    lines,
+    destination: {
+      write: (line: string) => {
+        lines.push(JSON.parse(line) as Record<string, unknown>);
+      },
+    },
+  };
 }
 
 describe('log', () => {

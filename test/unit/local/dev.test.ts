@@ -5,9 +5,22 @@ import { devSummary, READY_BANNER } from '../../../infra/local/dev-summary.ts';
 import type { RedisCluster } from '../../../shared/core/api/v1beta1.ts';
 
 function aCluster(status?: RedisCluster['status'], generation = 1): RedisCluster {
-  return { apiVersion: 'cache.redis.io/v1beta1', kind: 'RedisCluster', metadata: { name: 'sample', namespace: 'default', generation }, spec: { masters: 3, replicasPerMaster: 1 }, ...(status ? { status } : {}) } as RedisCluster;
+  return {
+    apiVersion: 'cache.redis.io/v1beta1',
+    kind: 'RedisCluster',
+    metadata: { name: 'sample', namespace: 'default', generation },
+    spec: { masters: 3, replicasPerMaster: 1 },
+    ...(status ? { status } : {}),
+  } as RedisCluster;
 }
-const condition = (type: string, status: 'True' | 'False', message: string, observedGeneration = 1) => ({ type, status, reason: 'R', message, lastTransitionTime: '2026-01-01T00:00:00Z', observedGeneration });
+const condition = (type: string, status: 'True' | 'False', message: string, observedGeneration = 1) => ({
+  type,
+  status,
+  reason: 'R',
+  message,
+  lastTransitionTime: '2026-01-01T00:00:00Z',
+  observedGeneration,
+});
 
 describe('infra/local/dev-args', function () {
   it('uses the dev environment, 3 nodes and the v1beta1 sample when given nothing', function () {
@@ -39,8 +52,21 @@ describe('infra/local/dev-args', function () {
 
 describe('infra/local/dev-progress', function () {
   it('shows phase, slots, ready nodes and the conditions that matter', function () {
-    const line = progressLine(aCluster({ phase: 'Creating', slotsCovered: 0, readyNodes: 2, conditions: [condition('Ready', 'False', '2/6 nodes ready'), condition('Progressing', 'True', 'waiting for pods: 2/6 ready'), condition('Degraded', 'False', 'fine')] }));
-    expect(line).to.equal('phase Creating · slots 0/16384 · nodes ready 2/6 · Ready=False (2/6 nodes ready) · Progressing=True (waiting for pods: 2/6 ready)');
+    const line = progressLine(
+      aCluster({
+        phase: 'Creating',
+        slotsCovered: 0,
+        readyNodes: 2,
+        conditions: [
+          condition('Ready', 'False', '2/6 nodes ready'),
+          condition('Progressing', 'True', 'waiting for pods: 2/6 ready'),
+          condition('Degraded', 'False', 'fine'),
+        ],
+      }),
+    );
+    expect(line).to.equal(
+      'phase Creating · slots 0/16384 · nodes ready 2/6 · Ready=False (2/6 nodes ready) · Progressing=True (waiting for pods: 2/6 ready)',
+    );
   });
   it('says when the object or its status is not there yet', function () {
     expect(progressLine(undefined)).to.equal('not found yet');
@@ -48,7 +74,9 @@ describe('infra/local/dev-progress', function () {
   });
   it('is Ready only when Ready is True for the current generation with every slot covered', function () {
     expect(isReady(aCluster({ slotsCovered: 16384, conditions: [condition('Ready', 'True', 'ok')] }))).to.equal(true);
-    expect(isReady(aCluster({ slotsCovered: 16384, conditions: [condition('Ready', 'True', 'ok')] }, 2))).to.equal(false);
+    expect(isReady(aCluster({ slotsCovered: 16384, conditions: [condition('Ready', 'True', 'ok')] }, 2))).to.equal(
+      false,
+    );
     expect(isReady(aCluster({ slotsCovered: 16000, conditions: [condition('Ready', 'True', 'ok')] }))).to.equal(false);
     expect(isReady(aCluster({ slotsCovered: 16384, conditions: [condition('Ready', 'False', 'no')] }))).to.equal(false);
     expect(isReady(undefined)).to.equal(false);
@@ -56,14 +84,32 @@ describe('infra/local/dev-progress', function () {
 });
 
 describe('infra/local/dev-summary', function () {
-  const base = { envName: 'dev', kubeconfig: '/k/admin.kubeconfig', kubectl: '/b/kubectl', dashboard: 'http://127.0.0.1:1/admin/queues', dashboardToken: false, metrics: ['http://127.0.0.1:1/metrics'], logsDir: '/l', envLogsDir: '/e' };
+  const base = {
+    envName: 'dev',
+    kubeconfig: '/k/admin.kubeconfig',
+    kubectl: '/b/kubectl',
+    dashboard: 'http://127.0.0.1:1/admin/queues',
+    dashboardToken: false,
+    metrics: ['http://127.0.0.1:1/metrics'],
+    logsDir: '/l',
+    envLogsDir: '/e',
+  };
   it('prints the dashboard, metrics, kubeconfig and commands that use them', function () {
-    const text = devSummary({ ...base, sample: { name: 'sample', namespace: 'default', secret: 'sample-auth' }, keepsEnvironment: false });
-    expect(text).to.contain(READY_BANNER).and.contain('http://127.0.0.1:1/admin/queues').and.contain('http://127.0.0.1:1/metrics');
+    const text = devSummary({
+      ...base,
+      sample: { name: 'sample', namespace: 'default', secret: 'sample-auth' },
+      keepsEnvironment: false,
+    });
+    expect(text)
+      .to.contain(READY_BANNER)
+      .and.contain('http://127.0.0.1:1/admin/queues')
+      .and.contain('http://127.0.0.1:1/metrics');
     expect(text).to.contain('http://127.0.0.1:1/admin/clusters');
     expect(text).to.contain('KUBECONFIG=/k/admin.kubeconfig /b/kubectl get redisclusters');
     expect(text).to.contain('scale rediscluster sample --replicas=6');
-    expect(text).to.contain("get secret sample-auth -o jsonpath='{.data.password}' | base64 -d").and.contain('redis-cli -c');
+    expect(text)
+      .to.contain("get secret sample-auth -o jsonpath='{.data.password}' | base64 -d")
+      .and.contain('redis-cli -c');
     expect(text).to.contain('stops the operator and the local environment');
   });
   it('says the environment stays when dev does not own it, and mentions the token only when set', function () {

@@ -5,10 +5,33 @@ import { exitOf, restartDelay, shouldRestart } from '../../../infra/local/kubele
 import { leaseObject, localNodes, microTime, nodeLabels } from '../../../infra/local/kubelet/node-spec.ts';
 
 describe('infra/local/kubelet/cli-args', function () {
-  const base = ['--kubeconfig', '/k', '--state-dir', '/s', '--nodes', '3', '--pod-ip-prefix', '127.42', '--control-port', '0'];
+  const base = [
+    '--kubeconfig',
+    '/k',
+    '--state-dir',
+    '/s',
+    '--nodes',
+    '3',
+    '--pod-ip-prefix',
+    '127.42',
+    '--control-port',
+    '0',
+  ];
 
   it('reads the contract flags and fills in defaults', function () {
-    expect(parseArgs(base)).to.deep.equal({ kubeconfig: '/k', stateDir: '/s', nodes: 3, podIpPrefix: '127.42', controlPort: 0, heartbeatMs: 1000, backoffBaseMs: 1000, backoffCapMs: 10_000, logLevel: 'info', envName: 'local', zones: [] });
+    expect(parseArgs(base)).to.deep.equal({
+      kubeconfig: '/k',
+      stateDir: '/s',
+      nodes: 3,
+      podIpPrefix: '127.42',
+      controlPort: 0,
+      heartbeatMs: 1000,
+      backoffBaseMs: 1000,
+      backoffCapMs: 10_000,
+      logLevel: 'info',
+      envName: 'local',
+      zones: [],
+    });
     expect(parseArgs([...base, '--heartbeat-ms=500']).heartbeatMs).to.equal(500);
   });
 
@@ -53,7 +76,12 @@ describe('infra/local/kubelet/ip-allocation', function () {
 
 describe('infra/local/kubelet/restart-policy', function () {
   const policies: [string | undefined, number, boolean][] = [
-    ['Always', 0, true], ['Always', 1, true], [undefined, 0, true], ['OnFailure', 0, false], ['OnFailure', 2, true], ['Never', 1, false],
+    ['Always', 0, true],
+    ['Always', 1, true],
+    [undefined, 0, true],
+    ['OnFailure', 0, false],
+    ['OnFailure', 2, true],
+    ['Never', 1, false],
   ];
   for (const [policy, code, restart] of policies) {
     it(`${restart ? 'restarts' : 'does not restart'} after exit ${code} under ${policy ?? 'the default'}`, function () {
@@ -63,7 +91,9 @@ describe('infra/local/kubelet/restart-policy', function () {
 
   it('backs off exponentially up to the cap and forgives a container that ran long', function () {
     const settings = { baseMs: 100, capMs: 1000 };
-    expect([0, 1, 2, 3, 4, 50].map((n) => restartDelay(n, 10, settings))).to.deep.equal([100, 200, 400, 800, 1000, 1000]);
+    expect([0, 1, 2, 3, 4, 50].map((n) => restartDelay(n, 10, settings))).to.deep.equal([
+      100, 200, 400, 800, 1000, 1000,
+    ]);
     expect(restartDelay(5, 20_000, settings)).to.equal(0);
   });
 
@@ -77,13 +107,25 @@ describe('infra/local/kubelet/node-spec', function () {
   it('names nodes local-node-N and spreads them over three zones', function () {
     const nodes = localNodes(4, (i) => `127.5.0.${i}`);
     expect(nodes.map((n) => [n.name, n.zone, n.address])).to.deep.equal([
-      ['local-node-1', 'zone-a', '127.5.0.1'], ['local-node-2', 'zone-b', '127.5.0.2'], ['local-node-3', 'zone-c', '127.5.0.3'], ['local-node-4', 'zone-a', '127.5.0.4'],
+      ['local-node-1', 'zone-a', '127.5.0.1'],
+      ['local-node-2', 'zone-b', '127.5.0.2'],
+      ['local-node-3', 'zone-c', '127.5.0.3'],
+      ['local-node-4', 'zone-a', '127.5.0.4'],
     ]);
-    expect(nodeLabels(nodes[1]!)).to.deep.include({ 'kubernetes.io/hostname': 'local-node-2', 'topology.kubernetes.io/zone': 'zone-b', 'kubernetes.io/os': 'linux' });
+    expect(nodeLabels(nodes[1]!)).to.deep.include({
+      'kubernetes.io/hostname': 'local-node-2',
+      'topology.kubernetes.io/zone': 'zone-b',
+      'kubernetes.io/os': 'linux',
+    });
   });
 
   it('puts node i in the zone given for it (an uneven spread), the rest round-robin', function () {
-    expect(localNodes(4, (i) => `127.5.0.${i}`, ['zone-a', 'zone-a', 'zone-b']).map((n) => n.zone)).to.deep.equal(['zone-a', 'zone-a', 'zone-b', 'zone-a']);
+    expect(localNodes(4, (i) => `127.5.0.${i}`, ['zone-a', 'zone-a', 'zone-b']).map((n) => n.zone)).to.deep.equal([
+      'zone-a',
+      'zone-a',
+      'zone-b',
+      'zone-a',
+    ]);
   });
 
   it('writes lease renew times with microseconds, owned by the node', function () {

@@ -2,11 +2,25 @@ import { expect } from 'chai';
 import { partitionRules, taggedRules } from '../../../infra/local/kubelet/partition.ts';
 
 describe('infra/local/kubelet/partition', function () {
-  const drop = (from: string, to: string) => ['-s', `${from}/32`, '-d', `${to}/32`, '-m', 'comment', '--comment', 'knredis-t', '-j', 'DROP'];
+  const drop = (from: string, to: string) => [
+    '-s',
+    `${from}/32`,
+    '-d',
+    `${to}/32`,
+    '-m',
+    'comment',
+    '--comment',
+    'knredis-t',
+    '-j',
+    'DROP',
+  ];
 
   it('drops every pair across groups both ways, and nothing within a group', function () {
     expect(partitionRules([['127.1.0.1', '127.0.0.1'], ['127.1.0.2']], 'knredis-t')).to.deep.equal([
-      drop('127.1.0.1', '127.1.0.2'), drop('127.1.0.2', '127.1.0.1'), drop('127.0.0.1', '127.1.0.2'), drop('127.1.0.2', '127.0.0.1'),
+      drop('127.1.0.1', '127.1.0.2'),
+      drop('127.1.0.2', '127.1.0.1'),
+      drop('127.0.0.1', '127.1.0.2'),
+      drop('127.1.0.2', '127.0.0.1'),
     ]);
   });
 

@@ -1,18 +1,35 @@
 import { expect } from 'chai';
 import { judge, portNumber, type ProbeCounts } from '../../../infra/local/kubelet/probes.ts';
 
-function run(results: boolean[], kind: 'readiness' | 'liveness', probe: { successThreshold?: number; failureThreshold?: number }): boolean[] {
+function run(
+  results: boolean[],
+  kind: 'readiness' | 'liveness',
+  probe: { successThreshold?: number; failureThreshold?: number },
+): boolean[] {
   let counts: ProbeCounts = { successes: 0, failures: 0, verdict: kind === 'liveness' };
   return results.map((ok) => (counts = judge(counts, ok, kind, probe)).verdict);
 }
 
 describe('infra/local/kubelet/probes', function () {
   it('makes a pod ready after successThreshold successes in a row', function () {
-    expect(run([true, false, true, true], 'readiness', { successThreshold: 2 })).to.deep.equal([false, false, false, true]);
+    expect(run([true, false, true, true], 'readiness', { successThreshold: 2 })).to.deep.equal([
+      false,
+      false,
+      false,
+      true,
+    ]);
   });
 
   it('takes readiness away after failureThreshold failures in a row, not before', function () {
-    expect(run([true, false, false, true, false, false, false], 'readiness', { failureThreshold: 3 })).to.deep.equal([true, true, true, true, true, true, false]);
+    expect(run([true, false, false, true, false, false, false], 'readiness', { failureThreshold: 3 })).to.deep.equal([
+      true,
+      true,
+      true,
+      true,
+      true,
+      true,
+      false,
+    ]);
   });
 
   it('declares a container dead after failureThreshold liveness failures (default 3)', function () {
@@ -21,6 +38,11 @@ describe('infra/local/kubelet/probes', function () {
 
   it('looks named ports up in the container', function () {
     const container = { name: 'c', ports: [{ name: 'redis', containerPort: 6379 }] };
-    expect([portNumber('redis', container), portNumber(7000, container), portNumber('7001', container), portNumber('nope', container)]).to.deep.equal([6379, 7000, 7001, -1]);
+    expect([
+      portNumber('redis', container),
+      portNumber(7000, container),
+      portNumber('7001', container),
+      portNumber('nope', container),
+    ]).to.deep.equal([6379, 7000, 7001, -1]);
   });
 });

@@ -1,20 +1,42 @@
 import { expect } from 'chai';
 import type { V1Container } from '@kubernetes/client-node';
-import { imageFamily, planExec, planProcess, redisEntrypoint, type PlanInput } from '../../../infra/local/kubelet/process-plan.ts';
+import {
+  imageFamily,
+  planExec,
+  planProcess,
+  redisEntrypoint,
+  type PlanInput,
+} from '../../../infra/local/kubelet/process-plan.ts';
 
 function input(container: Partial<V1Container>, extra: Partial<PlanInput> = {}): PlanInput {
   return {
-    container: { name: 'redis', image: 'redis:7.2', ...container }, podIP: '127.9.1.1', env: { POD_IP: '127.9.1.1' },
-    mappings: [{ mountPath: '/data', hostPath: '/h/pv' }, { mountPath: '/conf', hostPath: '/h/conf' }],
-    rootDir: '/h/rootfs/redis', shimDir: '/h/bin', hostPath: '/usr/bin', ...extra,
+    container: { name: 'redis', image: 'redis:7.2', ...container },
+    podIP: '127.9.1.1',
+    env: { POD_IP: '127.9.1.1' },
+    mappings: [
+      { mountPath: '/data', hostPath: '/h/pv' },
+      { mountPath: '/conf', hostPath: '/h/conf' },
+    ],
+    rootDir: '/h/rootfs/redis',
+    shimDir: '/h/bin',
+    hostPath: '/usr/bin',
+    ...extra,
   };
 }
 
 describe('infra/local/kubelet/process-plan', function () {
   const images: [string, string | undefined][] = [
-    ['redis', 'redis'], ['redis:7.2', 'redis'], ['docker.io/library/redis:7', 'redis'], ['bitnami/redis:7.2', 'redis'],
-    ['redis@sha256:abc', 'redis'], ['localhost:5000/redis:7', 'redis'], ['busybox:1.36', 'shell'], ['alpine', 'shell'],
-    ['nginx:1.27', undefined], ['redis-exporter:1', undefined], ['myredis:7', undefined],
+    ['redis', 'redis'],
+    ['redis:7.2', 'redis'],
+    ['docker.io/library/redis:7', 'redis'],
+    ['bitnami/redis:7.2', 'redis'],
+    ['redis@sha256:abc', 'redis'],
+    ['localhost:5000/redis:7', 'redis'],
+    ['busybox:1.36', 'shell'],
+    ['alpine', 'shell'],
+    ['nginx:1.27', undefined],
+    ['redis-exporter:1', undefined],
+    ['myredis:7', undefined],
   ];
   for (const [image, family] of images) {
     it(`sees image ${image} as ${family ?? 'not runnable'}`, function () {
@@ -37,19 +59,37 @@ describe('infra/local/kubelet/process-plan', function () {
   }
 
   it('binds redis-server to the pod IP, maps volume paths and expands $(VAR), in the volume at /data', function () {
-    const result = planProcess(input({ args: ['/conf/redis.conf', '--cluster-announce-ip', '$(POD_IP)'], volumeMounts: [] }));
+    const result = planProcess(
+      input({ args: ['/conf/redis.conf', '--cluster-announce-ip', '$(POD_IP)'], volumeMounts: [] }),
+    );
     expect(result).to.deep.include({ ok: true });
     if (!result.ok) return;
     expect(result.plan.program).to.equal('redis-server');
-    expect(result.plan.args).to.deep.equal(['/h/conf/redis.conf', '--cluster-announce-ip', '127.9.1.1', '--bind', '127.9.1.1', '--bind-source-addr', '127.9.1.1', '--daemonize', 'no']);
+    expect(result.plan.args).to.deep.equal([
+      '/h/conf/redis.conf',
+      '--cluster-announce-ip',
+      '127.9.1.1',
+      '--bind',
+      '127.9.1.1',
+      '--bind-source-addr',
+      '127.9.1.1',
+      '--daemonize',
+      'no',
+    ]);
     expect(result.plan.cwd).to.equal('/h/pv');
     expect(result.plan.env.PATH).to.equal('/h/bin:/usr/bin');
     expect(result.plan.env.KNREDIS_POD_IP).to.equal('127.9.1.1');
   });
 
   it('runs a shell init container with paths rewritten inside its script', function () {
-    const result = planProcess(input({ image: 'busybox', command: ['sh', '-c', 'cp /conf/a /data/a'], workingDir: '/work' }));
-    expect(result.ok && result.plan).to.deep.include({ program: 'sh', args: ['-c', 'cp /h/conf/a /h/pv/a'], cwd: '/h/rootfs/redis/work' });
+    const result = planProcess(
+      input({ image: 'busybox', command: ['sh', '-c', 'cp /conf/a /data/a'], workingDir: '/work' }),
+    );
+    expect(result.ok && result.plan).to.deep.include({
+      program: 'sh',
+      args: ['-c', 'cp /h/conf/a /h/pv/a'],
+      cwd: '/h/rootfs/redis/work',
+    });
   });
 
   it('refuses an image it cannot run with a message naming the images that run', function () {

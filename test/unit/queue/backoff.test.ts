@@ -18,7 +18,7 @@ describe('backoff', () => {
 
   it('spreads keys failing together when the random source differs', () => {
     let seed = 1;
-    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
     const delays = new Set(Array.from({ length: 20 }, () => backoffDelay(5, policy, random)));
     expect(delays.size).to.be.greaterThan(10);
   });

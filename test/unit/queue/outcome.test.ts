@@ -1,10 +1,24 @@
 import { expect } from 'chai';
-import { awaitChange, done, isTerminal, ReconcileTimeoutError, requeueAfter, resultLabel, TerminalError, TransientError } from '../../../shared/core/outcome.ts';
+import {
+  awaitChange,
+  done,
+  isTerminal,
+  ReconcileTimeoutError,
+  requeueAfter,
+  resultLabel,
+  TerminalError,
+  TransientError,
+} from '../../../shared/core/outcome.ts';
 import { fromKey, toKey } from '../../../shared/core/resource-key.ts';
 
 describe('outcome', () => {
   it('labels outcomes the way controller-runtime does', () => {
-    expect([done(), awaitChange(), requeueAfter(5), 'error' as const].map(resultLabel)).to.deep.equal(['success', 'success', 'requeue_after', 'error']);
+    expect([done(), awaitChange(), requeueAfter(5), 'error' as const].map(resultLabel)).to.deep.equal([
+      'success',
+      'success',
+      'requeue_after',
+      'error',
+    ]);
   });
 
   it('refuses a negative or infinite requeue delay', () => {
@@ -25,6 +39,7 @@ describe('resource-key', () => {
   it('round-trips namespace/name and refuses what is not one', () => {
     expect(toKey({ namespace: 'prod', name: 'cache-1' })).to.equal('prod/cache-1');
     expect(fromKey('prod/cache-1')).to.deep.equal({ namespace: 'prod', name: 'cache-1' });
-    for (const bad of ['prod', 'a/b/c', 'Prod/x', 'p/-x', '/x', 'p/']) expect(() => fromKey(bad), bad).to.throw(RangeError);
+    for (const bad of ['prod', 'a/b/c', 'Prod/x', 'p/-x', '/x', 'p/'])
+      expect(() => fromKey(bad), bad).to.throw(RangeError);
   });
 });

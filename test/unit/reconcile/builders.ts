@@ -14,15 +14,33 @@ class RedisClusterBuilder {
   private fields: RedisClusterSpec = {};
   private status: RedisClusterStatus | undefined;
 
-  withMasters(masters: number): this { return this.with({ masters }); }
-  withReplicas(replicasPerMaster: number): this { return this.with({ replicasPerMaster }); }
-  withVersion(version: string): this { return this.with({ version }); }
-  withImage(image: string): this { return this.with({ image }); }
-  withConfig(config: Record<string, string>): this { return this.with({ config }); }
-  withStorage(storage: RedisClusterSpec['storage']): this { return this.with({ storage }); }
-  withPdb(podDisruptionBudget: RedisClusterSpec['podDisruptionBudget']): this { return this.with({ podDisruptionBudget }); }
-  withAuthSecret(name: string, key?: string): this { return this.with({ auth: { secretRef: { name, ...(key ? { key } : {}) } } }); }
-  paused(): this { return this.with({ paused: true }); }
+  withMasters(masters: number): this {
+    return this.with({ masters });
+  }
+  withReplicas(replicasPerMaster: number): this {
+    return this.with({ replicasPerMaster });
+  }
+  withVersion(version: string): this {
+    return this.with({ version });
+  }
+  withImage(image: string): this {
+    return this.with({ image });
+  }
+  withConfig(config: Record<string, string>): this {
+    return this.with({ config });
+  }
+  withStorage(storage: RedisClusterSpec['storage']): this {
+    return this.with({ storage });
+  }
+  withPdb(podDisruptionBudget: RedisClusterSpec['podDisruptionBudget']): this {
+    return this.with({ podDisruptionBudget });
+  }
+  withAuthSecret(name: string, key?: string): this {
+    return this.with({ auth: { secretRef: { name, ...(key ? { key } : {}) } } });
+  }
+  paused(): this {
+    return this.with({ paused: true });
+  }
   withStatus(status: RedisClusterStatus): this {
     this.status = status;
     return this;
@@ -34,13 +52,18 @@ class RedisClusterBuilder {
   }
 
   /** The spec as the API server serves it (schema defaults filled in). */
-  spec(): DefaultedSpec { return withDefaults(this.fields); }
+  spec(): DefaultedSpec {
+    return withDefaults(this.fields);
+  }
 
-  owner(): OwnerCluster { return { metadata: { name: CLUSTER, namespace: NAMESPACE, uid: 'uid-1' } }; }
+  owner(): OwnerCluster {
+    return { metadata: { name: CLUSTER, namespace: NAMESPACE, uid: 'uid-1' } };
+  }
 
   build(): RedisCluster {
     return {
-      apiVersion: 'cache.redis.io/v1beta1', kind: 'RedisCluster',
+      apiVersion: 'cache.redis.io/v1beta1',
+      kind: 'RedisCluster',
       metadata: { name: CLUSTER, namespace: NAMESPACE, uid: 'uid-1', generation: 1 },
       spec: this.fields,
       ...(this.status ? { status: this.status } : {}),
@@ -53,13 +76,25 @@ export const aRedisCluster = () => new RedisClusterBuilder();
 /** A Running, Ready pod `redis-<ordinal>` on node-<ordinal % 3>, at revision `rev-1`. */
 export function aPod(ordinal: number, fields: Partial<ObservedPod> = {}): ObservedPod {
   return {
-    name: `${CLUSTER}-${ordinal}`, ordinal, ip: `127.9.0.${ordinal + 1}`, nodeName: `node-${ordinal % 3}`, zone: `zone-${ordinal % 3}`,
-    phase: 'Running', ready: true, terminating: false, revision: 'rev-1', restartCount: 0, ...fields,
+    name: `${CLUSTER}-${ordinal}`,
+    ordinal,
+    ip: `127.9.0.${ordinal + 1}`,
+    nodeName: `node-${ordinal % 3}`,
+    zone: `zone-${ordinal % 3}`,
+    phase: 'Running',
+    ready: true,
+    terminating: false,
+    revision: 'rev-1',
+    restartCount: 0,
+    ...fields,
   };
 }
 
 /** Pods 0..n-1, each changed by `fields` (a function of the ordinal, or the same for all). */
-export function somePods(n: number, fields: Partial<ObservedPod> | ((ordinal: number) => Partial<ObservedPod>) = {}): ObservedPod[] {
+export function somePods(
+  n: number,
+  fields: Partial<ObservedPod> | ((ordinal: number) => Partial<ObservedPod>) = {},
+): ObservedPod[] {
   return Array.from({ length: n }, (_, i) => aPod(i, typeof fields === 'function' ? fields(i) : fields));
 }
 
@@ -68,12 +103,27 @@ export function aClaim(ordinal: number, nodeId?: string): ObservedClaim {
 }
 
 /** A plan: converged and idle by default; `phase` other than ready makes it busy. */
-export function aPlan(fields: { phase?: Phase; message?: string; slotsToMove?: number; problems?: Problem[]; converged?: boolean; removable?: string[] } = {}): ClusterPlan {
+export function aPlan(
+  fields: {
+    phase?: Phase;
+    message?: string;
+    slotsToMove?: number;
+    problems?: Problem[];
+    converged?: boolean;
+    removable?: string[];
+  } = {},
+): ClusterPlan {
   const phase = fields.phase ?? 'ready';
   return {
-    steps: [], problems: fields.problems ?? [], removable: fields.removable ?? [],
+    steps: [],
+    problems: fields.problems ?? [],
+    removable: fields.removable ?? [],
     converged: fields.converged ?? (phase === 'ready' && (fields.problems ?? []).length === 0),
     requeueAfterMs: phase === 'ready' ? 0 : 1_000,
-    progress: { phase, message: fields.message ?? (phase === 'ready' ? 'cluster is ready' : `${phase}`), ...(fields.slotsToMove !== undefined ? { slotsToMove: fields.slotsToMove } : {}) },
+    progress: {
+      phase,
+      message: fields.message ?? (phase === 'ready' ? 'cluster is ready' : `${phase}`),
+      ...(fields.slotsToMove !== undefined ? { slotsToMove: fields.slotsToMove } : {}),
+    },
   };
 }

@@ -19,7 +19,11 @@ describe('live-config', () => {
       ['save', ' 900  1   300 10 ', '900 1 300 10'],
       ['save', '""', ''],
       ['save', '', ''],
-      ['client-output-buffer-limit', 'normal 0 0 0 replica 256mb 64mb 60 pubsub 32mb 8mb 60', 'normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60'],
+      [
+        'client-output-buffer-limit',
+        'normal 0 0 0 replica 256mb 64mb 60 pubsub 32mb 8mb 60',
+        'normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60',
+      ],
       ['notify-keyspace-events', 'KEA', 'AKE'],
       ['notify-keyspace-events', 'Ex', 'xE'],
       ['notify-keyspace-events', 'Kg$lshzxetd', 'AK'],
@@ -54,7 +58,13 @@ describe('live-config', () => {
   });
 
   describe('configSetValue', () => {
-    const table: [string, string][] = [['""', ''], ["''", ''], ['900 1', '900 1'], ['100mb', '100mb'], ['', '']];
+    const table: [string, string][] = [
+      ['""', ''],
+      ["''", ''],
+      ['900 1', '900 1'],
+      ['100mb', '100mb'],
+      ['', ''],
+    ];
     for (const [value, want] of table) {
       it(`sends ${JSON.stringify(value)} as ${JSON.stringify(want)} (CONFIG SET refuses redis.conf's quotes)`, () => {
         expect(configSetValue(value)).to.equal(want);

@@ -1,5 +1,11 @@
 import { expect } from 'chai';
-import { childLabels, hashOf, ownerReference, selectorLabels, stableJson } from '../../../shared/core/resources/meta.ts';
+import {
+  childLabels,
+  hashOf,
+  ownerReference,
+  selectorLabels,
+  stableJson,
+} from '../../../shared/core/resources/meta.ts';
 
 describe('meta', () => {
   describe('stableJson', () => {
@@ -45,15 +51,26 @@ describe('meta', () => {
   });
 
   describe('labels and owner', () => {
-    it('selects a cluster\'s pods by name and instance only, so extra labels never break the selector', () => {
-      expect(selectorLabels('shop')).to.deep.equal({ 'app.kubernetes.io/name': 'redis-cluster', 'app.kubernetes.io/instance': 'shop' });
+    it("selects a cluster's pods by name and instance only, so extra labels never break the selector", () => {
+      expect(selectorLabels('shop')).to.deep.equal({
+        'app.kubernetes.io/name': 'redis-cluster',
+        'app.kubernetes.io/instance': 'shop',
+      });
       expect(childLabels('shop', 'redis')).to.include(selectorLabels('shop'));
-      expect(childLabels('shop', 'redis')).to.include({ 'app.kubernetes.io/managed-by': 'knredis', 'app.kubernetes.io/component': 'redis' });
+      expect(childLabels('shop', 'redis')).to.include({
+        'app.kubernetes.io/managed-by': 'knredis',
+        'app.kubernetes.io/component': 'redis',
+      });
     });
 
     it('makes the cluster the controlling owner that blocks deletion', () => {
       expect(ownerReference({ metadata: { name: 'shop', namespace: 'ns', uid: 'u1' } })).to.deep.equal({
-        apiVersion: 'cache.redis.io/v1beta1', kind: 'RedisCluster', name: 'shop', uid: 'u1', controller: true, blockOwnerDeletion: true,
+        apiVersion: 'cache.redis.io/v1beta1',
+        kind: 'RedisCluster',
+        name: 'shop',
+        uid: 'u1',
+        controller: true,
+        blockOwnerDeletion: true,
       });
     });
   });

@@ -47,8 +47,12 @@ describe('names', () => {
     it('names every child from the cluster name, the headless Service apart from the client one', () => {
       const names = childNames('shop');
       expect(names).to.deep.equal({
-        statefulSet: 'shop', configMap: 'shop-config', generatedSecret: 'shop-auth',
-        headlessService: 'shop-nodes', clientService: 'shop', podDisruptionBudget: 'shop',
+        statefulSet: 'shop',
+        configMap: 'shop-config',
+        generatedSecret: 'shop-auth',
+        headlessService: 'shop-nodes',
+        clientService: 'shop',
+        podDisruptionBudget: 'shop',
       });
     });
   });

@@ -2,14 +2,26 @@ import { expect } from 'chai';
 import type { V1Container, V1StatefulSet } from '@kubernetes/client-node';
 import { desiredChildren } from '../../../functions/reconcile/children.ts';
 import { ANNOTATION_HASH, ANNOTATION_RESTART_HASH } from '../../../shared/core/resources/meta.ts';
-import { desiredStatefulSet, imageOf, podCount, type StatefulSetInput } from '../../../shared/core/resources/statefulset.ts';
+import {
+  desiredStatefulSet,
+  imageOf,
+  podCount,
+  type StatefulSetInput,
+} from '../../../shared/core/resources/statefulset.ts';
 import { aRedisCluster } from '../reconcile/builders.ts';
 
 type Builder = ReturnType<typeof aRedisCluster>;
 const auth = { name: 'redis-auth', key: 'password', external: false };
 
 function sts(builder: Builder, fields: Partial<StatefulSetInput> = {}): V1StatefulSet {
-  return desiredStatefulSet({ cluster: builder.owner(), spec: builder.spec(), auth, restartConfigHash: 'h0', replicas: podCount(builder.spec()), ...fields });
+  return desiredStatefulSet({
+    cluster: builder.owner(),
+    spec: builder.spec(),
+    auth,
+    restartConfigHash: 'h0',
+    replicas: podCount(builder.spec()),
+    ...fields,
+  });
 }
 
 /** The StatefulSet as the reconciler builds it, restart hash from the effective config included. */
@@ -24,7 +36,13 @@ const desiredHash = (s: V1StatefulSet) => s.metadata?.annotations?.[ANNOTATION_H
 
 describe('statefulset', () => {
   describe('podCount', () => {
-    const table: [number, number, number][] = [[3, 0, 3], [3, 1, 6], [6, 1, 12], [3, 2, 9], [1, 0, 1]];
+    const table: [number, number, number][] = [
+      [3, 0, 3],
+      [3, 1, 6],
+      [6, 1, 12],
+      [3, 2, 9],
+      [1, 0, 1],
+    ];
     for (const [masters, replicas, want] of table) {
       it(`is ${want} for ${masters} masters x ${replicas} replicas`, () => {
         expect(podCount(aRedisCluster().withMasters(masters).withReplicas(replicas).spec())).to.equal(want);
@@ -40,7 +58,9 @@ describe('statefulset', () => {
 
     it('runs the image of spec.version, or spec.image when set', () => {
       expect(container(sts(aRedisCluster().withVersion('7.2'))).image).to.equal('redis:7.2');
-      expect(container(sts(aRedisCluster().withVersion('7.2').withImage('registry.local/redis:7.2.4'))).image).to.equal('registry.local/redis:7.2.4');
+      expect(container(sts(aRedisCluster().withVersion('7.2').withImage('registry.local/redis:7.2.4'))).image).to.equal(
+        'registry.local/redis:7.2.4',
+      );
       expect(imageOf(aRedisCluster().spec())).to.equal('redis:7.0');
     });
 
@@ -52,7 +72,9 @@ describe('statefulset', () => {
     });
 
     const retention: [string, 'Retain' | 'Delete' | undefined, string][] = [
-      ['the default', undefined, 'Retain'], ['Retain', 'Retain', 'Retain'], ['Delete', 'Delete', 'Delete'],
+      ['the default', undefined, 'Retain'],
+      ['Retain', 'Retain', 'Retain'],
+      ['Delete', 'Delete', 'Delete'],
     ];
     for (const [what, reclaim, want] of retention) {
       it(`keeps PVCs when deleted as storage.reclaim ${what} says (${want}), and always deletes a scaled-in pod's`, () => {
@@ -62,7 +84,8 @@ describe('statefulset', () => {
     }
 
     it('claims storage.size of storage.className, or 1Gi of the default class', () => {
-      const withClass = sts(aRedisCluster().withStorage({ className: 'fast', size: '5Gi' })).spec?.volumeClaimTemplates?.[0]?.spec;
+      const withClass = sts(aRedisCluster().withStorage({ className: 'fast', size: '5Gi' })).spec
+        ?.volumeClaimTemplates?.[0]?.spec;
       expect(withClass?.storageClassName).to.equal('fast');
       expect(withClass?.resources?.requests).to.deep.equal({ storage: '5Gi' });
       const plain = sts(aRedisCluster()).spec?.volumeClaimTemplates?.[0]?.spec;
@@ -75,7 +98,10 @@ describe('statefulset', () => {
       const env = container(s).env ?? [];
       expect(env.filter((e) => e.value !== undefined)).to.deep.equal([]);
       for (const name of ['REDIS_PASSWORD', 'REDISCLI_AUTH']) {
-        expect(env.find((e) => e.name === name)?.valueFrom?.secretKeyRef).to.deep.equal({ name: 'my-secret', key: 'pw' });
+        expect(env.find((e) => e.name === name)?.valueFrom?.secretKeyRef).to.deep.equal({
+          name: 'my-secret',
+          key: 'pw',
+        });
       }
       expect(container(s).args).to.include.members(['--requirepass', '$(REDIS_PASSWORD)', '--masterauth']);
       expect(JSON.stringify(container(s).readinessProbe)).to.not.match(/-a |--pass|requirepass/);
@@ -95,12 +121,20 @@ describe('statefulset', () => {
     const table: [string, Builder, boolean][] = [
       ['nothing changes', aRedisCluster().withConfig({ maxmemory: '100mb' }), false],
       ['a live-settable key changes', aRedisCluster().withConfig({ maxmemory: '200mb' }), false],
-      ['a live-settable key is added', aRedisCluster().withConfig({ maxmemory: '100mb', 'maxmemory-policy': 'allkeys-lru' }), false],
+      [
+        'a live-settable key is added',
+        aRedisCluster().withConfig({ maxmemory: '100mb', 'maxmemory-policy': 'allkeys-lru' }),
+        false,
+      ],
       ['the number of pods changes', aRedisCluster().withConfig({ maxmemory: '100mb' }).withMasters(6), false],
       ['the version changes', aRedisCluster().withConfig({ maxmemory: '100mb' }).withVersion('7.2'), true],
       ['the image changes', aRedisCluster().withConfig({ maxmemory: '100mb' }).withImage('redis:7.0.15'), true],
       ['a restart-only key is added', aRedisCluster().withConfig({ maxmemory: '100mb', databases: '4' }), true],
-      ['a restart-only key is added in upper case', aRedisCluster().withConfig({ maxmemory: '100mb', DATABASES: '4' }), true],
+      [
+        'a restart-only key is added in upper case',
+        aRedisCluster().withConfig({ maxmemory: '100mb', DATABASES: '4' }),
+        true,
+      ],
     ];
     for (const [what, other, changes] of table) {
       it(`${changes ? 'changes' : 'stays'} when ${what}`, () => {

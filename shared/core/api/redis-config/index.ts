@@ -9,7 +9,11 @@ export type { ConfigKeySpec, ConfigTable } from './table.ts';
 export const CONFIG_TABLES: Readonly<Record<string, ConfigTable>> = { '7.0': REDIS_7_0 };
 
 const numeric = (minor: string) => minor.split('.').map(Number) as [number, number];
-const older = (a: string, b: string) => { const [x, y] = numeric(a); const [u, v] = numeric(b); return x !== u ? x < u : y < v; };
+const older = (a: string, b: string) => {
+  const [x, y] = numeric(a);
+  const [u, v] = numeric(b);
+  return x !== u ? x < u : y < v;
+};
 
 export interface ChosenTable {
   /** The minor version whose table it is. */
@@ -23,7 +27,9 @@ export interface ChosenTable {
 export function configTableFor(version: string): ChosenTable | undefined {
   const own = CONFIG_TABLES[version];
   if (own) return { minor: version, table: own, exact: true };
-  const candidates = Object.keys(CONFIG_TABLES).filter((m) => older(m, version)).sort((a, b) => (older(a, b) ? 1 : -1));
+  const candidates = Object.keys(CONFIG_TABLES)
+    .filter((m) => older(m, version))
+    .sort((a, b) => (older(a, b) ? 1 : -1));
   const minor = candidates[0];
   return minor === undefined ? undefined : { minor, table: CONFIG_TABLES[minor]!, exact: false };
 }
