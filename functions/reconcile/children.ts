@@ -1,11 +1,14 @@
 // Desired children applied with server-side apply, only those whose desired hash differs from
 // what the API server holds, so an unchanged cluster costs no write. The auth Secret is
-// generated once when the spec names none, and never rewritten (its password must not change).
+// generated once when the spec names none, and never rewritten by the operator. The pods read
+// the password in force from the operator's record (rotation-record.ts), so a changed Secret is
+// rolled to by a live rotation, not by restarts.
 import { randomBytes } from 'node:crypto';
 import type { KubernetesObject, V1PersistentVolumeClaim } from '@kubernetes/client-node';
 import { withDefaults } from '../../shared/core/api/defaults.ts';
 import type { RedisCluster } from '../../shared/core/api/v1beta1.ts';
 import type { Observed } from '../../shared/core/reconcile/observed.ts';
+import { activeSecretRef, desiredActiveSecret } from '../../shared/core/reconcile/rotation-record.ts';
 import { ANNOTATION_HASH, hashOf, type OwnerCluster } from '../../shared/core/resources/meta.ts';
 import {
   desiredClientService,
@@ -17,7 +20,8 @@ import {
 import { effectiveConfig, renderRedisConf, restartOnly } from '../../shared/core/resources/redis-conf.ts';
 import { desiredStatefulSet } from '../../shared/core/resources/statefulset.ts';
 import type { KubeClient } from '../../shared/io/kube/kube-client.ts';
-import type { AuthRef } from './observe.ts';
+import { passwordHash } from '../../shared/io/redis/auth.ts';
+import { passwordOf, type AuthRef } from './observe.ts';
 
 export interface ChildrenResult {
   /** Kinds of the objects written this pass (empty when all matched). */
@@ -36,7 +40,6 @@ export function ownerOf(cluster: RedisCluster): OwnerCluster {
 
 export function desiredChildren(
   cluster: RedisCluster,
-  auth: AuthRef,
   statefulSetReplicas: number,
   existing?: Observed['children']['statefulSet'],
 ): KubernetesObject[] {
@@ -55,7 +58,7 @@ export function desiredChildren(
     desiredStatefulSet({
       cluster: owner,
       spec,
-      auth,
+      auth: activeSecretRef(owner.metadata.name),
       restartConfigHash: hashOf(restartOnly(config)),
       replicas: statefulSetReplicas,
       ...(existing?.spec?.volumeClaimTemplates
@@ -73,8 +76,15 @@ export async function applyChildren(
   statefulSetReplicas: number,
 ): Promise<ChildrenResult> {
   const written: string[] = [];
+  let password = passwordOf(observed.children.secret, auth.key);
   if (!observed.children.secret && !auth.external) {
-    await kube.apply(desiredSecret(ownerOf(cluster), randomBytes(24).toString('base64url')) as KubernetesObject);
+    password = randomBytes(24).toString('base64url');
+    await kube.apply(desiredSecret(ownerOf(cluster), password) as KubernetesObject);
+    written.push('Secret');
+  }
+  // The pods' password is the one in force; at first it is the wanted one (rotation.ts moves it).
+  if (!observed.children.activeSecret && password) {
+    await kube.apply(desiredActiveSecret(ownerOf(cluster), { password, hash: passwordHash(password) }) as never);
     written.push('Secret');
   }
   const { configMap, headlessService, clientService, podDisruptionBudget, statefulSet } = observed.children;
@@ -84,7 +94,7 @@ export async function applyChildren(
       .filter((o) => o !== undefined)
       .map((o) => [idOf(o as KubernetesObject), o as KubernetesObject]),
   );
-  const wanted = desiredChildren(cluster, auth, statefulSetReplicas, statefulSet);
+  const wanted = desiredChildren(cluster, statefulSetReplicas, statefulSet);
   for (const object of wanted) {
     if (
       current.get(idOf(object))?.metadata?.annotations?.[ANNOTATION_HASH] ===

@@ -1,6 +1,6 @@
 // One pass of the Redis side: observe every pod's Redis, plan with the engine, apply this
-// plan's steps (at most one disruptive), then, on a converged cluster, live config and the
-// next rolling restart. Each pass starts from a fresh observation (STYLE: many short passes).
+// plan's steps (at most one disruptive), then, on a converged cluster, live config, a phase of
+// a password rotation and the next rolling restart. Each pass starts from a fresh observation (STYLE: many short passes).
 import type { DefaultedSpec } from '../../shared/core/api/defaults.ts';
 import { planCluster } from '../../shared/core/cluster/plan-cluster.ts';
 import type { ClusterPlan } from '../../shared/core/cluster/plan-types.ts';
@@ -12,7 +12,9 @@ import type { ObservedClaim, ObservedPod } from '../../shared/core/reconcile/obs
 import { planRollout, type RolloutDecision } from '../../shared/core/reconcile/rollout.ts';
 import { effectiveConfig, liveSettable } from '../../shared/core/resources/redis-conf.ts';
 import { podCount } from '../../shared/core/resources/statefulset.ts';
+import type { RotationPlan } from '../../shared/core/reconcile/rotation.ts';
 import { applyStep } from '../../shared/io/redis/apply.ts';
+import { describeRotationStep, rotatePassword, type PasswordRotation } from '../../shared/io/redis/auth-rotate.ts';
 import type { NodePool } from '../../shared/io/redis/connection.ts';
 import { observe } from '../../shared/io/redis/observe.ts';
 import type { Logger } from '../../shared/io/log.ts';
@@ -35,6 +37,8 @@ export interface ClusterPassInput {
   readonly signal: AbortSignal;
   /** Throws when the run no longer owns its key; checked before each disruptive step. */
   readonly assertOwner: () => Promise<void>;
+  /** The password the nodes should hold, and the operator's record of the one in force. */
+  readonly rotation?: PasswordRotation;
 }
 
 export interface ClusterPassResult {
@@ -42,6 +46,7 @@ export interface ClusterPassResult {
   readonly topology: Topology;
   readonly applied: readonly Step[];
   readonly rollout: RolloutDecision;
+  readonly rotation?: RotationPlan;
 }
 
 const reasonOf: Record<Step['kind'], string> = {
@@ -97,12 +102,20 @@ export async function runClusterPass(input: ClusterPassInput): Promise<ClusterPa
         `applied ${changed.join(', ')} with CONFIG SET on every node, no restart`,
       );
   }
-  // 4: the next rolling restart, one pod a pass
+  // 4: password rotation on a settled cluster (no restart: ACL users hold two passwords)
+  let rotation: RotationPlan | undefined;
+  if (converged && input.rotation) {
+    const nodes = desired.pods.map((p) => ({ name: p.name, address: p.address }));
+    const result = await rotatePassword(input.pool, nodes, input.rotation, input.now);
+    rotation = result.plan;
+    for (const step of result.applied) await input.events.normal('PasswordRotation', describeRotationStep(step));
+  }
+  // 5: the next rolling restart, one pod a pass, never during a rotation
   const rollout = planRollout({
     pods: input.pods,
     updateRevision: input.updateRevision,
     expectedPods: podCount(input.spec),
-    clusterConverged: converged,
+    clusterConverged: converged && !rotation?.rotating,
     roleOf,
   });
   if (rollout.kind === 'restart') {
@@ -121,5 +134,5 @@ export async function runClusterPass(input: ClusterPassInput): Promise<ClusterPa
       );
     }
   }
-  return { plan, topology, applied, rollout };
+  return { plan, topology, applied, rollout, ...(rotation ? { rotation } : {}) };
 }

@@ -14,6 +14,7 @@ import type {
 import { ownedSelector } from '../../shared/core/api/group.ts';
 import type { RedisCluster } from '../../shared/core/api/v1beta1.ts';
 import type { Observed, ObservedClaim, ObservedPod } from '../../shared/core/reconcile/observed.ts';
+import { activeSecretName } from '../../shared/core/reconcile/rotation-record.ts';
 import { ANNOTATION_NODE_ID } from '../../shared/core/resources/meta.ts';
 import { childNames, DATA_VOLUME, ordinalOf, PASSWORD_KEY } from '../../shared/core/resources/names.ts';
 import type { KubeClient } from '../../shared/io/kube/kube-client.ts';
@@ -36,23 +37,34 @@ export async function observeChildren(kube: KubeClient, cluster: RedisCluster, n
   const namespace = cluster.metadata.namespace ?? '';
   const names = childNames(cluster.metadata.name ?? '');
   const auth = authRefOf(cluster);
-  const [statefulSet, configMap, headlessService, clientService, podDisruptionBudget, secret, pods, nodes, claims] =
-    await Promise.all([
-      kube.read<V1StatefulSet>('apps/v1', 'StatefulSet', namespace, names.statefulSet),
-      kube.read<V1ConfigMap>('v1', 'ConfigMap', namespace, names.configMap),
-      kube.read<V1Service>('v1', 'Service', namespace, names.headlessService),
-      kube.read<V1Service>('v1', 'Service', namespace, names.clientService),
-      kube.read<V1PodDisruptionBudget>('policy/v1', 'PodDisruptionBudget', namespace, names.podDisruptionBudget),
-      kube.read<V1Secret>('v1', 'Secret', namespace, auth.name),
-      // By the labels only knredis' own pods and claims carry: another workload's, with the
-      // recommended labels and a name like ours, must never be restarted, deleted or annotated.
-      kube.listPods(namespace, ownedSelector(cluster.metadata.name ?? '')),
-      kube.listNodes(),
-      kube.listClaims(namespace, ownedSelector(cluster.metadata.name ?? '')),
-    ]);
+  const [
+    statefulSet,
+    configMap,
+    headlessService,
+    clientService,
+    podDisruptionBudget,
+    secret,
+    activeSecret,
+    pods,
+    nodes,
+    claims,
+  ] = await Promise.all([
+    kube.read<V1StatefulSet>('apps/v1', 'StatefulSet', namespace, names.statefulSet),
+    kube.read<V1ConfigMap>('v1', 'ConfigMap', namespace, names.configMap),
+    kube.read<V1Service>('v1', 'Service', namespace, names.headlessService),
+    kube.read<V1Service>('v1', 'Service', namespace, names.clientService),
+    kube.read<V1PodDisruptionBudget>('policy/v1', 'PodDisruptionBudget', namespace, names.podDisruptionBudget),
+    kube.read<V1Secret>('v1', 'Secret', namespace, auth.name),
+    kube.read<V1Secret>('v1', 'Secret', namespace, activeSecretName(cluster.metadata.name ?? '')),
+    // By the labels only knredis' own pods and claims carry: another workload's, with the
+    // recommended labels and a name like ours, must never be restarted, deleted or annotated.
+    kube.listPods(namespace, ownedSelector(cluster.metadata.name ?? '')),
+    kube.listNodes(),
+    kube.listClaims(namespace, ownedSelector(cluster.metadata.name ?? '')),
+  ]);
   const nodeByName = new Map(nodes.map((n) => [n.metadata?.name ?? '', n]));
   return {
-    children: { statefulSet, configMap, headlessService, clientService, podDisruptionBudget, secret },
+    children: { statefulSet, configMap, headlessService, clientService, podDisruptionBudget, secret, activeSecret },
     pods: pods.flatMap((pod) => toObservedPod(pod, names.statefulSet, nodeByName, now)),
     claims: claims.flatMap((claim) => toObservedClaim(claim, names.statefulSet)),
   };

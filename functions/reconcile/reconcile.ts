@@ -24,6 +24,7 @@ import type { Reconcile, ReconcileContext } from './worker.ts';
 import { applyChildren } from './children.ts';
 import { runClusterPass, type ClusterPassResult } from './cluster-pass.ts';
 import { recorder } from './events.ts';
+import { passwordSetup } from './password.ts';
 import { finalize } from './finalize.ts';
 import { authRefOf, observeChildren, passwordOf } from './observe.ts';
 import { statefulSetReplicas } from './scale.ts';
@@ -35,12 +36,15 @@ export interface ReconcilerDeps {
   readonly clock?: () => number;
   /** Most slots one pass migrates (bounds a pass's duration). */
   readonly maxSlotsPerStep?: number;
+  /** How long clients have to switch to a rotated password before the old one goes. */
+  readonly passwordGraceMs?: number;
 }
 
 export function createReconcile(deps: ReconcilerDeps): Reconcile {
   const kube = new KubeClient(deps.kubeConfig, deps.counter);
   const clock = deps.clock ?? Date.now;
-  return (key, context) => reconcileOnce(kube, key, context, clock, deps.maxSlotsPerStep ?? 2048);
+  return (key, context) =>
+    reconcileOnce(kube, key, context, clock, deps.maxSlotsPerStep ?? 2048, deps.passwordGraceMs ?? 30_000);
 }
 
 async function reconcileOnce(
@@ -49,6 +53,7 @@ async function reconcileOnce(
   context: ReconcileContext,
   clock: () => number,
   maxSlotsPerStep: number,
+  passwordGraceMs: number,
 ): Promise<Outcome> {
   const { namespace, name } = fromKey(key);
   const log = context.log;
@@ -121,7 +126,9 @@ async function reconcileOnce(
       status: snapshotOf(status),
     });
   }
-  const pool = new NodePool({ auth: { password }, commandTimeoutMs: 60_000 });
+  // (password: the rotation's record and how to reach each node; see password.ts)
+  const access = await passwordSetup(kube, cluster, observed, password, passwordGraceMs);
+  const pool = new NodePool({ ...access.pool, commandTimeoutMs: 60_000 });
   let pass: ClusterPassResult;
   try {
     pass = await runClusterPass({
@@ -136,6 +143,7 @@ async function reconcileOnce(
       maxSlotsPerStep,
       signal: context.signal,
       assertOwner: context.assertOwner,
+      rotation: access.rotation,
       restartPod: (pod) => kube.delete({ apiVersion: 'v1', kind: 'Pod', metadata: { name: pod, namespace } }),
     });
   } catch (error) {
@@ -167,8 +175,10 @@ async function reconcileOnce(
   }
   // 9: status
   const rolling = pass.rollout.kind === 'restart' || pass.rollout.kind === 'wait';
-  const activity =
-    rolling && pass.plan.converged
+  const rotating = pass.rotation?.rotating ? pass.rotation : undefined;
+  const activity = rotating
+    ? { type: 'RotatePassword' as const, message: rotating.progress ?? 'rotating password' }
+    : rolling && pass.plan.converged
       ? {
           type: 'RollingUpdate' as const,
           message:
@@ -194,6 +204,7 @@ async function reconcileOnce(
     summary: passSummary(status.operation?.progress ?? pass.plan.progress.message, pass.applied),
     status: snapshotOf(status),
   };
+  if (rotating) return noted(requeueAfter(rotating.steps.length > 0 ? 200 : (rotating.requeueAfterMs ?? 1_000)), note);
   if (status.conditions?.find((c) => c.type === 'Ready')?.status === 'True' && !rolling) return noted(done(), note);
   const lost = nextLostPodCheck(observed.pods, now);
   return noted(

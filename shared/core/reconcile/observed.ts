@@ -26,6 +26,8 @@ export interface ObservedChildren {
   readonly podDisruptionBudget?: V1PodDisruptionBudget;
   /** The auth Secret (referenced or generated); its data is never copied anywhere else. */
   readonly secret?: V1Secret;
+  /** The operator's record of the password in force (rotation-record.ts); never copied elsewhere. */
+  readonly activeSecret?: V1Secret;
 }
 
 /** A pod's data volume, and the Redis node id its nodes.conf holds (recorded by the operator). */

@@ -12,6 +12,11 @@ export interface RedisAuth {
 
 export interface NodePoolOptions {
   readonly auth?: RedisAuth;
+  /**
+   * Per node (by address key), the password it accepts when it differs from `auth`'s: during a
+   * rotation a node may accept only the old or only the new one.
+   */
+  readonly passwordOf?: ReadonlyMap<string, string>;
   readonly connectTimeoutMs?: number;
   readonly commandTimeoutMs?: number;
 }
@@ -29,11 +34,12 @@ export class NodePool {
     const existing = this.clients.get(key);
     if (existing && existing.status !== 'end' && existing.status !== 'close') return existing;
     existing?.disconnect();
+    const password = this.options.passwordOf?.get(key) ?? this.options.auth?.password;
     const client = new Redis({
       host: address.ip,
       port: address.port,
       ...(this.options.auth?.username ? { username: this.options.auth.username } : {}),
-      ...(this.options.auth?.password ? { password: this.options.auth.password } : {}),
+      ...(password ? { password } : {}),
       lazyConnect: true,
       maxRetriesPerRequest: 0,
       enableOfflineQueue: true,

@@ -71,6 +71,17 @@ export class ClientLoad {
     });
   }
 
+  /**
+   * Switches to another password, as an application does when told a rotation reached it:
+   * connections opened from now on authenticate with it (open ones stay authenticated).
+   */
+  usePassword(password: string): void {
+    // ioredis' connection pool holds this very object: it is changed in place.
+    const redisOptions = (this.cluster.options as { redisOptions?: { password?: string } }).redisOptions;
+    if (!redisOptions) throw new Error('the load was started without a password');
+    redisOptions.password = password;
+  }
+
   start(workers = 6): void {
     this.stopping = false;
     this.workers = Array.from({ length: workers }, (_, w) => this.work(w, workers));

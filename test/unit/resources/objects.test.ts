@@ -11,7 +11,6 @@ import {
 } from '../../../shared/core/resources/objects.ts';
 import { aRedisCluster } from '../reconcile/builders.ts';
 
-const auth = { name: 'redis-auth', key: 'password', external: false };
 const owner = aRedisCluster().owner();
 const owned = {
   'app.kubernetes.io/name': 'redis-cluster',
@@ -30,7 +29,7 @@ describe('objects', () => {
     ];
     for (const [what, builder, maxUnavailable] of table) {
       it(`is among the children ${what}`, () => {
-        const pdb = desiredChildren(builder.build(), auth, 6).find((o) => o.kind === 'PodDisruptionBudget') as
+        const pdb = desiredChildren(builder.build(), 6).find((o) => o.kind === 'PodDisruptionBudget') as
           V1PodDisruptionBudget | undefined;
         if (maxUnavailable === undefined) expect(pdb).to.equal(undefined);
         else expect(pdb?.spec?.maxUnavailable).to.equal(maxUnavailable);
@@ -45,9 +44,7 @@ describe('objects', () => {
   describe('selectors', () => {
     // The generic name/instance pair is what another workload may carry too; only the pods
     // knredis made for this cluster carry managed-by and the cluster label as well.
-    const sts = desiredChildren(aRedisCluster().build(), auth, 6).find(
-      (o) => o.kind === 'StatefulSet',
-    ) as V1StatefulSet;
+    const sts = desiredChildren(aRedisCluster().build(), 6).find((o) => o.kind === 'StatefulSet') as V1StatefulSet;
     const podLabels = sts.spec!.template.metadata!.labels!;
     const selectors: [string, Record<string, string> | undefined][] = [
       ['the client Service', desiredClientService(owner).spec?.selector],
@@ -112,7 +109,7 @@ describe('objects', () => {
 
   describe('desiredChildren', () => {
     it("owns every child by the cluster, with the cluster's labels, and applies the StatefulSet last", () => {
-      const children = desiredChildren(aRedisCluster().build(), auth, 6);
+      const children = desiredChildren(aRedisCluster().build(), 6);
       expect(kinds(children)).to.deep.equal(['ConfigMap', 'Service', 'Service', 'PodDisruptionBudget', 'StatefulSet']);
       for (const child of children) {
         expect(child.metadata?.namespace).to.equal('shop');
@@ -131,11 +128,7 @@ describe('objects', () => {
     });
 
     it('renders spec.config on top of the managed defaults into the ConfigMap', () => {
-      const children = desiredChildren(
-        aRedisCluster().withConfig({ MaxMemory: '1gb', appendonly: 'no' }).build(),
-        auth,
-        6,
-      );
+      const children = desiredChildren(aRedisCluster().withConfig({ MaxMemory: '1gb', appendonly: 'no' }).build(), 6);
       const conf = (children[0] as { data: Record<string, string> }).data['redis.conf'] ?? '';
       expect(conf).to.contain('\nmaxmemory 1gb\n');
       expect(conf).to.contain('\nappendonly no\n');

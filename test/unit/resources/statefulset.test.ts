@@ -26,7 +26,7 @@ function sts(builder: Builder, fields: Partial<StatefulSetInput> = {}): V1Statef
 
 /** The StatefulSet as the reconciler builds it, restart hash from the effective config included. */
 function stsOfChildren(builder: Builder): V1StatefulSet {
-  const children = desiredChildren(builder.build(), auth, podCount(builder.spec()));
+  const children = desiredChildren(builder.build(), podCount(builder.spec()));
   return children.find((c) => c.kind === 'StatefulSet') as V1StatefulSet;
 }
 
