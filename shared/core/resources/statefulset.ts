@@ -140,7 +140,11 @@ export function desiredStatefulSet(input: StatefulSetInput): V1StatefulSet {
               ],
               ...(spec.resources ? { resources: spec.resources as never } : {}),
               readinessProbe: {
-                exec: { command: ['sh', '-c', `redis-cli -h "$POD_IP" -p ${CLIENT_PORT} ping | grep -q PONG`] },
+                // NOAUTH is an answer too: after a password rotation the pod's environment
+                // still holds the password it started with, which Redis no longer accepts.
+                exec: {
+                  command: ['sh', '-c', `redis-cli -h "$POD_IP" -p ${CLIENT_PORT} ping | grep -q -e PONG -e NOAUTH`],
+                },
                 periodSeconds: 2,
                 timeoutSeconds: 2,
                 failureThreshold: 2,

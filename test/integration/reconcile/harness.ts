@@ -26,7 +26,7 @@ export interface Driver {
   remove(namespace: string, name: string): Promise<void>;
 }
 
-export function driver(api: InstalledApi): Driver {
+export function driver(api: InstalledApi, options: { passwordGraceMs?: number } = {}): Driver {
   const writes: { verb: Verb; resource: string }[] = [];
   const logLines: string[] = [];
   const shown = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'].indexOf(process.env.KNREDIS_TEST_LOG ?? 'warn');
@@ -44,6 +44,7 @@ export function driver(api: InstalledApi): Driver {
     kubeConfig: api.env.kubeConfig(),
     log,
     maxSlotsPerStep: 1024,
+    ...options,
     counter: {
       count: (verb, resource) => {
         if (WRITE_VERBS.has(verb)) writes.push({ verb, resource });
