@@ -71,6 +71,21 @@ export async function withRedis<T>(host: string, fn: (redis: Redis) => Promise<T
   }
 }
 
+/** Whether a fresh connection to the node is let in with `password` (AUTH, no ready check). */
+export async function acceptsPassword(host: string, password: string, port = 6379): Promise<boolean> {
+  const redis = new Redis({ host, port, lazyConnect: true, retryStrategy: () => null, enableReadyCheck: false });
+  redis.on('error', () => {});
+  try {
+    await redis.connect();
+    return await redis.call('AUTH', password).then(
+      () => true,
+      () => false,
+    );
+  } finally {
+    redis.disconnect();
+  }
+}
+
 export async function startRedis(options: RedisServerOptions = {}): Promise<RedisServer> {
   // A port chosen here can be taken by someone else before redis-server binds it: try again.
   for (let attempt = 1; ; attempt++) {

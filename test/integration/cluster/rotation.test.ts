@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import { inspect } from 'node:util';
 import { Writable } from 'node:stream';
-import { Redis } from 'ioredis';
 import { ClusterHarness } from './cluster-harness.ts';
 import { expectHealthy } from './cluster-checks.ts';
 import { bulkLoad, ClientLoad } from './client-load.ts';
@@ -11,33 +10,12 @@ import { describeRotationStep, rotatePassword } from '../../../shared/io/redis/a
 import { NodePool } from '../../../shared/io/redis/connection.ts';
 import { converge } from '../../../shared/io/redis/converge.ts';
 import { createLogger } from '../../../shared/io/log.ts';
-import { startRedis, type RedisServer } from '../../support/redis-server.ts';
+import { acceptsPassword, startRedis, type RedisServer } from '../../support/redis-server.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
 const OLD = 'old-secret-pw-1';
 const NEW = 'new-secret-pw-2';
 const GRACE_MS = 5_000;
-
-/** Whether a fresh connection is let in with `password`. */
-async function accepts(address: { ip: string; port: number }, password: string): Promise<boolean> {
-  const client = new Redis({
-    host: address.ip,
-    port: address.port,
-    lazyConnect: true,
-    retryStrategy: () => null,
-    enableReadyCheck: false,
-  });
-  client.on('error', () => {});
-  try {
-    await client.connect();
-    return await client.call('AUTH', password).then(
-      () => true,
-      () => false,
-    );
-  } finally {
-    client.disconnect();
-  }
-}
 
 describe('cluster engine: password rotation', function () {
   this.timeout(120_000);
@@ -123,14 +101,14 @@ describe('cluster engine: password rotation', function () {
         restarted = true;
         const replica = harness.pods[5]!;
         await harness.restart(replica);
-        await waitFor(() => accepts(replica.placement.address, OLD), { what: 'the restarted replica' });
+        await waitFor(() => acceptsPassword(replica.placement.address.ip, OLD), { what: 'the restarted replica' });
       }
       now += result.plan.requeueAfterMs ?? 200;
     }
     expect(record.activeHash).to.equal(passwordHash(NEW));
     for (const { placement } of harness.pods) {
-      expect(await accepts(placement.address, NEW), placement.name).to.equal(true);
-      expect(await accepts(placement.address, OLD), placement.name).to.equal(false);
+      expect(await acceptsPassword(placement.address.ip, NEW), placement.name).to.equal(true);
+      expect(await acceptsPassword(placement.address.ip, OLD), placement.name).to.equal(false);
     }
     // Replication links authenticate with the new masterauth after a resync.
     const pool = new NodePool({ auth: { password: NEW } });

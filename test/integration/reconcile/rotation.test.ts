@@ -1,32 +1,11 @@
 import { expect } from 'chai';
-import { Redis } from 'ioredis';
+import { acceptsPassword } from '../../support/redis-server.ts';
 import { passwordHash } from '../../../shared/io/redis/auth.ts';
 import { installApi, type InstalledApi } from '../api/api-fixture.ts';
 import { driver, isReady, type Driver } from './harness.ts';
 import { loadedCluster, podPlacements, type LoadedCluster } from './pods.ts';
 
 const NEW = 'rotated-secret-password-9';
-
-/** Whether a fresh connection to the node is let in with `password`. */
-async function accepts(ip: string, password: string): Promise<boolean> {
-  const client = new Redis({
-    host: ip,
-    port: 6379,
-    lazyConnect: true,
-    retryStrategy: () => null,
-    enableReadyCheck: false,
-  });
-  client.on('error', () => {});
-  try {
-    await client.connect();
-    return await client.call('AUTH', password).then(
-      () => true,
-      () => false,
-    );
-  } finally {
-    client.disconnect();
-  }
-}
 
 describe('reconcile: password rotation (on the local Kubernetes)', function () {
   this.timeout(900_000);
@@ -88,8 +67,8 @@ describe('reconcile: password rotation (on the local Kubernetes)', function () {
     expect(progress.some((p) => /^rotating password: \d\/6 nodes accept the new password/.test(p))).to.equal(true);
     expect(await podUids()).to.deep.equal(before);
     for (const pod of await podPlacements(api, ns)) {
-      expect(await accepts(pod.address.ip, NEW), pod.name).to.equal(true);
-      expect(await accepts(pod.address.ip, old), pod.name).to.equal(false);
+      expect(await acceptsPassword(pod.address.ip, NEW), pod.name).to.equal(true);
+      expect(await acceptsPassword(pod.address.ip, old), pod.name).to.equal(false);
     }
     const active = await json<{ metadata: { annotations: Record<string, string> }; data: { password: string } }>([
       'get',
@@ -115,6 +94,6 @@ describe('reconcile: password rotation (on the local Kubernetes)', function () {
     await api.env.kubectl(['delete', 'pod', pod!.name, '-n', ns, '--wait=false']);
     await drive.until(key(), 'Ready with the pod back', (rc) => isReady(rc) && rc?.status?.readyReplicas !== undefined);
     const back = (await podPlacements(api, ns)).find((p) => p.name === pod!.name);
-    expect(await accepts(back!.address.ip, NEW)).to.equal(true);
+    expect(await acceptsPassword(back!.address.ip, NEW)).to.equal(true);
   });
 });
