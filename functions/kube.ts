@@ -6,6 +6,7 @@ import { GROUP, PLURAL, STORAGE_VERSION } from '../shared/core/api/group.ts';
 import type { JsonObject } from '../shared/core/api/json.ts';
 import type { ObjectMetaLike } from '../shared/core/apiserver-events.ts';
 import { toKey } from '../shared/core/resource-key.ts';
+import { childNames } from '../shared/core/resources/names.ts';
 import type { ObjectRef, OwnerLookup } from './ingest/to-keys.ts';
 
 export function loadKubeConfig(path: string | undefined): KubeConfig {
@@ -51,6 +52,19 @@ export function kubeOwnerLookup(kc: KubeConfig): OwnerLookup {
         }
       }
       return found;
+    },
+    async clustersUsingSecret(namespace, secret) {
+      const list = (await custom.listNamespacedCustomObject({
+        group: GROUP,
+        version: STORAGE_VERSION,
+        namespace,
+        plural: PLURAL,
+      })) as { items?: { metadata?: { name?: string }; spec?: { auth?: { secretRef?: { name?: string } } } }[] };
+      return (list.items ?? []).flatMap((rc) => {
+        const name = rc.metadata?.name ?? '';
+        const used = rc.spec?.auth?.secretRef?.name ?? childNames(name).generatedSecret;
+        return name && used === secret ? [name] : [];
+      });
     },
   };
 }

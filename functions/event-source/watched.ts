@@ -1,7 +1,7 @@
 // What the built-in event source watches: every RedisCluster, and the children knredis
-// labels as managed (the label selector keeps unrelated objects out). Never Secrets: an event
-// carries the whole object, and a password has no business travelling in one; the reconciler
-// reads the auth Secret itself on every pass.
+// labels as managed (the label selector keeps unrelated objects out), and Secrets, which are
+// sent as references only (to-cloud-event.ts): a changed password starts a rotation at once.
+// A referenced Secret is the user's and carries no label of ours, so every Secret is watched.
 import {
   API_VERSION_V1BETA1,
   GROUP,
@@ -37,6 +37,7 @@ export function watchedResources(namespace?: string): WatchedResource[] {
       path: ns('/api/v1', 'persistentvolumeclaims'),
       labelSelector: managed,
     },
+    { apiVersion: 'v1', kind: 'Secret', path: ns('/api/v1', 'secrets') },
     { apiVersion: 'apps/v1', kind: 'StatefulSet', path: ns('/apis/apps/v1', 'statefulsets'), labelSelector: managed },
     {
       apiVersion: 'policy/v1',

@@ -7,6 +7,8 @@
 //                                                   (a delete), every existing RedisCluster
 //                                                   whose name is a '-'-prefix of the child's
 //                                                   name (children are named <cluster>-...)
+//   a Secret (ref mode only: no data travels)    -> the RedisClusters whose password it holds
+//                                                   (spec.auth.secretRef, or the generated one)
 // Anything else is unrelated: the caller answers 400 and queues nothing.
 import { parseEventType, type KubeObjectLike, type ObjectMetaLike } from '../../shared/core/apiserver-events.ts';
 import { GROUP, KIND, LABEL_CLUSTER } from '../../shared/core/api/group.ts';
@@ -36,6 +38,8 @@ export interface OwnerLookup {
   readMeta(ref: ObjectRef): Promise<ObjectMetaLike | null>;
   /** Those of `names` that are existing RedisClusters in the namespace. */
   existingClusters(namespace: string, names: readonly string[]): Promise<string[]>;
+  /** The RedisClusters of the namespace whose password is in this Secret (a rotation follows). */
+  clustersUsingSecret(namespace: string, secret: string): Promise<string[]>;
 }
 
 export interface EventFields {
@@ -93,6 +97,13 @@ export async function toKeys(event: EventFields, lookup?: OwnerLookup): Promise<
   };
   if (!isValidRef(ref)) return { unrelated: 'event data is not a reference to a namespaced object' };
   if (isRedisCluster(ref.apiVersion, ref.kind)) return { keys: [toKey(ref)] };
+  if (ref.apiVersion === 'v1' && ref.kind === 'Secret') {
+    if (!lookup) return { unrelated: 'Secret events need the API server lookup, which is not configured' };
+    const users = await lookup.clustersUsingSecret(ref.namespace, ref.name);
+    return users.length > 0
+      ? { keys: users.map((name) => toKey({ namespace: ref.namespace, name })) }
+      : { unrelated: `Secret ${ref.namespace}/${ref.name} holds no RedisCluster's password` };
+  }
   if (!isChild(ref.apiVersion, ref.kind))
     return { unrelated: `kind ${ref.apiVersion}/${ref.kind} is not watched by knredis` };
   if (!lookup)

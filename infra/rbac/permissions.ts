@@ -110,7 +110,12 @@ export const identities: readonly Identity[] = [
     name: 'knredis-ingest',
     description: 'the CloudEvents sink (functions/ingest): owner lookup of reference-mode events',
     permissions: [
-      { group: GROUP, resource: PLURAL, verbs: ['get'], usedBy: 'functions/kube.ts existingClusters' },
+      {
+        group: GROUP,
+        resource: PLURAL,
+        verbs: ['get', 'list'],
+        usedBy: 'functions/kube.ts existingClusters, clustersUsingSecret',
+      },
       ...(
         [
           ['', 'pods'],
@@ -134,6 +139,12 @@ export const identities: readonly Identity[] = [
     runtime: 'kubernetes',
     permissions: [
       { group: GROUP, resource: PLURAL, verbs: ['list', 'watch'], usedBy: 'functions/event-source/watched.ts' },
+      {
+        group: '',
+        resource: 'secrets',
+        verbs: ['list', 'watch'],
+        usedBy: 'functions/event-source/watched.ts (sent as references, never their data)',
+      },
       ...(
         [
           ['', 'pods'],
@@ -165,12 +176,18 @@ export const identities: readonly Identity[] = [
   },
   {
     // Knative's ApiServerSource runs its adapter as this ServiceAccount (infra/knative/apiserversource.yaml).
-    // It watches no Secrets: resource mode would put their data in the CloudEvents.
+    // Secrets are watched by a second source in Reference mode: their data never travels.
     name: 'knredis-apiserversource',
     description: "Knative's ApiServerSource adapter: get/list/watch of what it watches",
     runtime: 'knative',
     permissions: [
       { group: GROUP, resource: PLURAL, verbs: ['get', 'list', 'watch'], usedBy: 'infra/knative/apiserversource.yaml' },
+      {
+        group: '',
+        resource: 'secrets',
+        verbs: ['get', 'list', 'watch'],
+        usedBy: 'infra/knative/apiserversource.yaml (knredis-secrets, Reference mode)',
+      },
       ...(
         [
           ['', 'pods'],

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { parseAllDocuments } from 'yaml';
 import { identities, tokenless } from '../../../infra/rbac/permissions.ts';
 import { rbacFiles, rbacObjects, rulesOf } from '../../../infra/rbac/render.ts';
 
@@ -38,8 +39,14 @@ describe('infra/rbac', function () {
     for (const sa of tokenless)
       expect(accounts.find((a) => a.metadata.name === sa.name)?.automountServiceAccountToken).to.equal(false);
   });
-  it('lets the ApiServerSource read no Secrets (resource mode would put their data in events)', function () {
-    const source = identities.find((i) => i.name === 'knredis-apiserversource')!;
-    expect(source.permissions.map((p) => p.resource)).to.not.include('secrets');
+  it('watches Secrets only through an ApiServerSource in Reference mode (resource mode would put their data in events)', function () {
+    const sources = parseAllDocuments(readFileSync(root + 'infra/knative/apiserversource.yaml', 'utf8')).map(
+      (d) => d.toJS() as { spec: { mode: string; resources: { kind: string }[] } },
+    );
+    const watching = sources.filter((s) => s.spec.resources.some((r) => r.kind === 'Secret'));
+    expect(watching.map((s) => s.spec.mode)).to.deep.equal(['Reference']);
+    expect(
+      sources.filter((s) => s.spec.mode !== 'Reference').flatMap((s) => s.spec.resources.map((r) => r.kind)),
+    ).not.to.include('Secret');
   });
 });

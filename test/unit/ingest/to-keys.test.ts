@@ -46,7 +46,11 @@ const asEvent = (
   };
 };
 
-function fakeLookup(objects: Record<string, object>, clusters: string[]): OwnerLookup & { asked: string[] } {
+function fakeLookup(
+  objects: Record<string, object>,
+  clusters: string[],
+  secretUsers: Record<string, string[]> = {},
+): OwnerLookup & { asked: string[] } {
   const asked: string[] = [];
   return {
     asked,
@@ -58,6 +62,9 @@ function fakeLookup(objects: Record<string, object>, clusters: string[]): OwnerL
     },
     async existingClusters(_ns: string, names: readonly string[]) {
       return names.filter((n) => clusters.includes(n));
+    },
+    async clustersUsingSecret(namespace: string, secret: string) {
+      return secretUsers[`${namespace}/${secret}`] ?? [];
     },
   };
 }
@@ -130,6 +137,22 @@ describe('ingest to-keys', () => {
     expect(await toKeys(asEvent(ownedPod, 'update', 'ref')))
       .to.have.property('unrelated')
       .that.matches(/lookup/);
+  });
+
+  it('maps a ref-mode Secret to every RedisCluster whose password it holds, with no data read', async () => {
+    const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { namespace: 'prod', name: 'shared-pw' } };
+    const lookup = fakeLookup({}, [], { 'prod/shared-pw': ['cache', 'sessions'] });
+    expect(await toKeys(asEvent(secret, 'update', 'ref'), lookup)).to.deep.equal({
+      keys: ['prod/cache', 'prod/sessions'],
+    });
+    expect(lookup.asked).to.deep.equal([]);
+    const other = { ...secret, metadata: { namespace: 'prod', name: 'tls-web' } };
+    expect(await toKeys(asEvent(other, 'update', 'ref'), lookup))
+      .to.have.property('unrelated')
+      .that.matches(/holds no RedisCluster's password/);
+    expect(await toKeys(asEvent(secret, 'update', 'resource'), lookup))
+      .to.have.property('unrelated')
+      .that.matches(/not watched/);
   });
 
   it('lists the candidate cluster names of a child name, longest first', () => {
