@@ -14,6 +14,7 @@ import {
   MANAGED_BY_VALUE,
 } from '../../../shared/core/api/group.ts';
 import { ingestRouter } from '../../../functions/ingest/app.ts';
+import { kubeOwnerLookup } from '../../../functions/kube.ts';
 import { start as startEventSource } from '../../../functions/event-source/index.ts';
 import { readConfig } from '../../../functions/start-config.ts';
 import type { RunningFunction } from '../../../functions/function-context.ts';
@@ -47,6 +48,7 @@ describe('event source', function () {
         maxBodyBytes: 1 << 20,
         retryAfterS: 1,
         log,
+        lookup: kubeOwnerLookup(api.env.kubeConfig()),
       }),
     );
     sink = await listen(app, 0);
@@ -120,5 +122,37 @@ describe('event source', function () {
     await api.objects.create(cluster('marker'));
     await api.env.waitFor(() => seen('dev.knative.apiserver.resource.add', `${ns}/marker`), { what: 'add of marker' });
     expect(posted.filter((subject) => subject.includes('stranger'))).to.deep.equal([]);
+  });
+
+  it('sends a changed password Secret as a reference, which ingest maps to the cluster using it', async () => {
+    await api.objects.create({
+      ...cluster('pw'),
+      spec: { masters: 3, auth: { secretRef: { name: 'pw-secret' } } },
+    } as never);
+    await api.objects.create({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'pw-secret', namespace: ns },
+      stringData: { password: 'first-password' },
+    } as never);
+    await api.objects.patch(
+      {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'pw-secret', namespace: ns },
+        stringData: { password: 'second-password' },
+      } as never,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      'application/merge-patch+json' as never,
+    );
+    await api.env.waitFor(() => seen('dev.knative.apiserver.ref.update', `${ns}/pw`), {
+      what: 'the Secret update mapped to pw as a reference',
+    });
+    expect(received.filter((r) => r.subject.includes('/secrets/')).map((r) => r.type.split('.')[3])).to.satisfy(
+      (modes: string[]) => modes.every((m) => m === 'ref'),
+    );
   });
 });
