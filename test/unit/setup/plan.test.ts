@@ -1,7 +1,14 @@
 import { expect } from 'chai';
 import { atLeast, buildScript, planSetup, type Facts } from '../../../infra/setup/plan.mjs';
 
-const allCommands = { 'redis-server': true, 'redis-cli': true, openssl: true, chromium: true, iptables: true };
+const allCommands = {
+  'redis-server': true,
+  'redis-cli': true,
+  openssl: true,
+  chromium: true,
+  iptables: true,
+  'lua5.1': true,
+};
 
 /** A machine where everything `npm test` needs is in place. */
 function aMachine(overrides: Partial<Facts> = {}, commands: Record<string, boolean> = {}): Facts {
