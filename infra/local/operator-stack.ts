@@ -3,7 +3,8 @@
 // CRD and the validating webhook installed pointing at it), `ingest dashboard` in one process,
 // N `reconcile` workers and the built-in event source posting to ingest. Each function process
 // is `node --import tsx functions/start.ts NAME...` configured by the environment, exactly as
-// `npm start -- NAME...`. stop() ends everything; so does this process exiting.
+// `npm start -- NAME...`, or with `runs: 'bundle'` the image's `node dist/start.js NAME...`
+// (built by `npm run build`). stop() ends everything; so does this process exiting.
 //
 //   const stack = await startOperatorStack({ kubeconfig, kubectl, dir, workers: 2 });
 //   stack.urls.dashboard; stack.stopWorker(0, 'SIGKILL'); await stack.startWorker(0);
@@ -29,6 +30,9 @@ export interface OperatorStackOptions {
   readonly workers?: number;
   /** More settings for every function process (RESYNC_INTERVAL_MS, LOG_LEVEL, WATCH_NAMESPACE...). */
   readonly extraEnv?: Readonly<Record<string, string>>;
+  /** What the function processes run: the TypeScript sources through tsx (default), or the
+   * bundle in dist/ that the image runs (build it first: `npm run build`). */
+  readonly runs?: 'sources' | 'bundle';
   /** Name of the ValidatingWebhookConfiguration (default knredis-stack-<pid>). */
   readonly webhookConfigurationName?: string;
   /** On SIGINT/SIGTERM/SIGHUP: 'kill' (default) kills the stack at once and exits when nothing
@@ -68,7 +72,10 @@ export interface OperatorStack {
   stop(): Promise<void>;
 }
 
-const startScript = join(repoRoot, 'functions', 'start.ts');
+const startArgs = {
+  sources: ['--import', 'tsx', join(repoRoot, 'functions', 'start.ts')],
+  bundle: [join(repoRoot, 'dist', 'start.js')],
+} as const;
 
 function kubectlRunner(path: string, kubeconfig: string): Kubectl {
   return (args, options) =>
@@ -178,7 +185,7 @@ export async function startOperatorStack(options: OperatorStackOptions): Promise
     const proc = spawnStackProcess({
       name,
       command: process.execPath,
-      args: ['--import', 'tsx', startScript, ...functions],
+      args: [...startArgs[options.runs ?? 'sources'], ...functions],
       cwd: repoRoot,
       env: { ...baseEnv, ...env, PORT: String(port) },
       log: join(logsDir, `${name}.log`),
