@@ -71,10 +71,14 @@ export async function applyChildren(
   observed: Observed,
   auth: AuthRef,
   statefulSetReplicas: number,
+  signal?: AbortSignal,
 ): Promise<ChildrenResult> {
   const written: string[] = [];
   if (!observed.children.secret && !auth.external) {
-    await kube.apply(desiredSecret(ownerOf(cluster), randomBytes(24).toString('base64url')) as KubernetesObject);
+    await kube.apply(
+      desiredSecret(ownerOf(cluster), randomBytes(24).toString('base64url')) as KubernetesObject,
+      signal,
+    );
     written.push('Secret');
   }
   const { configMap, headlessService, clientService, podDisruptionBudget, statefulSet } = observed.children;
@@ -91,11 +95,11 @@ export async function applyChildren(
       object.metadata?.annotations?.[ANNOTATION_HASH]
     )
       continue;
-    await kube.apply(object);
+    await kube.apply(object, signal);
     written.push(object.kind ?? '');
   }
   if (podDisruptionBudget && !wanted.some((o) => o.kind === 'PodDisruptionBudget')) {
-    await kube.delete({ ...podDisruptionBudget, apiVersion: 'policy/v1', kind: 'PodDisruptionBudget' });
+    await kube.delete({ ...podDisruptionBudget, apiVersion: 'policy/v1', kind: 'PodDisruptionBudget' }, {}, signal);
     written.push('PodDisruptionBudget');
   }
   return { written };

@@ -9,7 +9,7 @@ import { startWorker } from './worker.ts';
 export const start: StartFunction = async ({ config, log, registry }) => {
   const redisUrl = required(config.redisUrl, 'REDIS_URL', 'reconcile');
   const kubeConfig = loadKubeConfig(config.kubeconfig);
-  const reconcile = createReconcile({ kubeConfig, log });
+  const reconcile = createReconcile({ kubeConfig });
   const worker = await startWorker({
     reconcile,
     listKeys: kubeListClusterKeys(kubeConfig),

@@ -32,23 +32,34 @@ export function authRefOf(cluster: RedisCluster): AuthRef {
     : { name: childNames(cluster.metadata.name ?? '').generatedSecret, key: PASSWORD_KEY, external: false };
 }
 
-export async function observeChildren(kube: KubeClient, cluster: RedisCluster, now: number): Promise<Observed> {
+export async function observeChildren(
+  kube: KubeClient,
+  cluster: RedisCluster,
+  now: number,
+  signal?: AbortSignal,
+): Promise<Observed> {
   const namespace = cluster.metadata.namespace ?? '';
   const names = childNames(cluster.metadata.name ?? '');
   const auth = authRefOf(cluster);
   const [statefulSet, configMap, headlessService, clientService, podDisruptionBudget, secret, pods, nodes, claims] =
     await Promise.all([
-      kube.read<V1StatefulSet>('apps/v1', 'StatefulSet', namespace, names.statefulSet),
-      kube.read<V1ConfigMap>('v1', 'ConfigMap', namespace, names.configMap),
-      kube.read<V1Service>('v1', 'Service', namespace, names.headlessService),
-      kube.read<V1Service>('v1', 'Service', namespace, names.clientService),
-      kube.read<V1PodDisruptionBudget>('policy/v1', 'PodDisruptionBudget', namespace, names.podDisruptionBudget),
-      kube.read<V1Secret>('v1', 'Secret', namespace, auth.name),
+      kube.read<V1StatefulSet>('apps/v1', 'StatefulSet', namespace, names.statefulSet, signal),
+      kube.read<V1ConfigMap>('v1', 'ConfigMap', namespace, names.configMap, signal),
+      kube.read<V1Service>('v1', 'Service', namespace, names.headlessService, signal),
+      kube.read<V1Service>('v1', 'Service', namespace, names.clientService, signal),
+      kube.read<V1PodDisruptionBudget>(
+        'policy/v1',
+        'PodDisruptionBudget',
+        namespace,
+        names.podDisruptionBudget,
+        signal,
+      ),
+      kube.read<V1Secret>('v1', 'Secret', namespace, auth.name, signal),
       // By the labels only knredis' own pods and claims carry: another workload's, with the
       // recommended labels and a name like ours, must never be restarted, deleted or annotated.
-      kube.listPods(namespace, ownedSelector(cluster.metadata.name ?? '')),
-      kube.listNodes(),
-      kube.listClaims(namespace, ownedSelector(cluster.metadata.name ?? '')),
+      kube.listPods(namespace, ownedSelector(cluster.metadata.name ?? ''), signal),
+      kube.listNodes(signal),
+      kube.listClaims(namespace, ownedSelector(cluster.metadata.name ?? ''), signal),
     ]);
   const nodeByName = new Map(nodes.map((n) => [n.metadata?.name ?? '', n]));
   return {

@@ -22,7 +22,6 @@ export function countedReconcile(kubeConfig: KubeConfig, log: Logger): CountedRe
   let requests: Requests = { reads: 0, writes: 0, byKind: new Map() };
   const reconcile = createReconcile({
     kubeConfig,
-    log,
     counter: {
       count(verb: Verb, resource: string) {
         if (WRITE_VERBS.has(verb)) requests.writes++;

@@ -2,6 +2,7 @@
 // and the first that has work returns it, so each plan starts from a fresh observation and
 // holds at most one disruptive step (migrate or failover); every step's preconditions are
 // checked against what was observed, and what steps cannot fix is returned as problems.
+import { REQUEUE_GOSSIP_MS, REQUEUE_SETTLING_MS, REQUEUE_WAITING_MS } from '../outcome.ts';
 import type { DesiredCluster, PlanOptions } from './desired.ts';
 import { isFresh, planBootstrap } from './plan-bootstrap.ts';
 import { toPlanContext, type PlanContext } from './plan-context.ts';
@@ -48,7 +49,7 @@ export function planCluster(
       removable: removal.removable,
       converged,
       progress: { phase, message },
-      requeueAfterMs: converged ? 0 : steps.length > 0 ? 0 : 2_000,
+      requeueAfterMs: converged ? 0 : steps.length > 0 ? 0 : REQUEUE_WAITING_MS,
       ...extra,
     };
   };
@@ -69,7 +70,10 @@ export function planCluster(
   if (membership.length > 0) return result('joining', membership, 'updating cluster membership');
   // 4: failed masters
   const failures = planFailures(ctx);
-  if (failures === 'wait') return result('waiting', [], 'a master that owns slots is down', { requeueAfterMs: 2_000 });
+  if (failures === 'wait')
+    return result('waiting', [], 'a master that owns slots is down', {
+      requeueAfterMs: REQUEUE_WAITING_MS,
+    });
   if (failures.length > 0) return result('healing', failures, 'promoting a replica of a failed master');
   // 5: uncovered slots (only when nothing can be lost)
   const coverage = planCoverage(ctx);
@@ -81,7 +85,7 @@ export function planCluster(
       'removing',
       [],
       'waiting for a synced replica and agreeing views to move a master off a leaving pod',
-      { requeueAfterMs: 1_000 },
+      { requeueAfterMs: REQUEUE_SETTLING_MS },
     );
   if (handoff) return result('removing', [handoff], 'moving a master off a leaving pod');
   // 7: replicas that can attach without disruption
@@ -91,14 +95,18 @@ export function planCluster(
   // 8: rebalance and drain need every pod joined, views that agree and every member healthy
   const outside = desired.pods.filter((p) => !p.removing && !ctx.state.members.some((v) => v.pod === p.name));
   if (outside.length > 0)
-    return result('joining', [], `waiting for ${outside.length} pod(s) to join the cluster`, { requeueAfterMs: 500 });
+    return result('joining', [], `waiting for ${outside.length} pod(s) to join the cluster`, {
+      requeueAfterMs: REQUEUE_GOSSIP_MS,
+    });
   if (ctx.masters.length < desired.masters)
     ctx.problems.push({
       code: 'NotEnoughPods',
       message: `${ctx.masters.length} of ${desired.masters} masters: no empty pod left to make a master`,
     });
   if (!ctx.state.consistent || ctx.state.members.some((v) => v.info.state !== 'ok')) {
-    return result('waiting', [], 'waiting for the nodes to agree on the slot layout', { requeueAfterMs: 1_000 });
+    return result('waiting', [], 'waiting for the nodes to agree on the slot layout', {
+      requeueAfterMs: REQUEUE_SETTLING_MS,
+    });
   }
   const rebalance = planRebalance(ctx, options.maxSlotsPerStep);
   if (rebalance.step) {
@@ -127,7 +135,9 @@ export function planCluster(
     (v) => v.replication.role === 'replica' && (!v.replication.linkUp || v.replication.syncInProgress),
   );
   if (syncing.length > 0)
-    return result('replicating', [], `${syncing.length} replica(s) still syncing`, { requeueAfterMs: 1_000 });
+    return result('replicating', [], `${syncing.length} replica(s) still syncing`, {
+      requeueAfterMs: REQUEUE_SETTLING_MS,
+    });
   return result(
     'ready',
     [],

@@ -42,7 +42,6 @@ export function driver(api: InstalledApi): Driver {
   });
   const reconcile = createReconcile({
     kubeConfig: api.env.kubeConfig(),
-    log,
     maxSlotsPerStep: 1024,
     counter: {
       count: (verb, resource) => {
