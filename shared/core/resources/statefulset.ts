@@ -17,15 +17,20 @@ import {
   selectorLabels,
   type OwnerCluster,
 } from './meta.ts';
+import { redisStartScript } from './redis-command.ts';
 import {
+  AUTH_FILE,
+  AUTH_PATH,
+  AUTH_VOLUME,
   BUS_PORT,
   CLIENT_PORT,
-  CONFIG_FILE,
   CONFIG_PATH,
   CONFIG_VOLUME,
   DATA_PATH,
   DATA_VOLUME,
   REDIS_CONTAINER,
+  RUN_PATH,
+  RUN_VOLUME,
   childNames,
 } from './names.ts';
 
@@ -111,26 +116,10 @@ export function desiredStatefulSet(input: StatefulSetInput): V1StatefulSet {
               name: REDIS_CONTAINER,
               image,
               ...(spec.imagePullPolicy ? { imagePullPolicy: spec.imagePullPolicy } : {}),
-              command: ['redis-server', `${CONFIG_PATH}/${CONFIG_FILE}`],
-              // Paths and addresses are arguments, not file content; the password comes from
-              // the environment (Redis hides its arguments from the process title).
-              args: [
-                '--port',
-                String(CLIENT_PORT),
-                '--dir',
-                DATA_PATH,
-                '--cluster-config-file',
-                `${DATA_PATH}/nodes.conf`,
-                '--cluster-announce-ip',
-                '$(POD_IP)',
-                '--requirepass',
-                '$(REDIS_PASSWORD)',
-                '--masterauth',
-                '$(REDIS_PASSWORD)',
-              ],
+              // No password on a command line: the start script reads it from the mounted Secret.
+              command: ['sh', '-c', redisStartScript()],
               env: [
                 { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
-                secretEnv('REDIS_PASSWORD'),
                 // redis-cli reads its password from here, so probes keep it off the command line.
                 secretEnv('REDISCLI_AUTH'),
               ],
@@ -153,12 +142,25 @@ export function desiredStatefulSet(input: StatefulSetInput): V1StatefulSet {
               },
               volumeMounts: [
                 { name: DATA_VOLUME, mountPath: DATA_PATH },
-                { name: CONFIG_VOLUME, mountPath: CONFIG_PATH },
+                { name: CONFIG_VOLUME, mountPath: CONFIG_PATH, readOnly: true },
+                { name: AUTH_VOLUME, mountPath: AUTH_PATH, readOnly: true },
+                { name: RUN_VOLUME, mountPath: RUN_PATH },
               ],
             },
             ...exporterContainers(spec, secretEnv),
           ],
-          volumes: [{ name: CONFIG_VOLUME, configMap: { name: names.configMap } }],
+          volumes: [
+            { name: CONFIG_VOLUME, configMap: { name: names.configMap } },
+            {
+              name: AUTH_VOLUME,
+              secret: {
+                secretName: input.auth.name,
+                items: [{ key: input.auth.key, path: AUTH_FILE }],
+                defaultMode: 0o440,
+              },
+            },
+            { name: RUN_VOLUME, emptyDir: { medium: 'Memory', sizeLimit: '1Mi' as never } },
+          ],
         },
       },
       volumeClaimTemplates: input.existingClaimTemplates

@@ -93,18 +93,28 @@ describe('statefulset', () => {
       expect(plain?.resources?.requests).to.deep.equal({ storage: '1Gi' });
     });
 
-    it('takes the password only from the Secret, by secretKeyRef, never as a value', () => {
+    it('reads the password from a file mounted from the Secret, never from a command line or a value', () => {
       const s = sts(aRedisCluster(), { auth: { name: 'my-secret', key: 'pw' } });
-      const env = container(s).env ?? [];
-      expect(env.filter((e) => e.value !== undefined)).to.deep.equal([]);
-      for (const name of ['REDIS_PASSWORD', 'REDISCLI_AUTH']) {
-        expect(env.find((e) => e.name === name)?.valueFrom?.secretKeyRef).to.deep.equal({
-          name: 'my-secret',
-          key: 'pw',
-        });
-      }
-      expect(container(s).args).to.include.members(['--requirepass', '$(REDIS_PASSWORD)', '--masterauth']);
-      expect(JSON.stringify(container(s).readinessProbe)).to.not.match(/-a |--pass|requirepass/);
+      const c = container(s);
+      const secretVolume = s.spec?.template.spec?.volumes?.find((v) => v.secret);
+      expect(secretVolume?.secret).to.deep.include({
+        secretName: 'my-secret',
+        items: [{ key: 'pw', path: 'password' }],
+      });
+      expect(c.volumeMounts?.find((m) => m.name === secretVolume?.name)).to.deep.include({
+        mountPath: '/etc/redis-auth',
+        readOnly: true,
+      });
+      expect((c.env ?? []).filter((e) => e.value !== undefined)).to.deep.equal([]);
+      // Probes: redis-cli takes REDISCLI_AUTH from the Secret, by reference.
+      expect(c.env?.find((e) => e.name === 'REDISCLI_AUTH')?.valueFrom?.secretKeyRef).to.deep.equal({
+        name: 'my-secret',
+        key: 'pw',
+      });
+      const commandLine = [...(c.command ?? []), ...(c.args ?? [])].join(' ');
+      expect(commandLine).to.not.match(/\$\(REDIS|--requirepass|--masterauth|-a /);
+      expect(commandLine).to.include('/etc/redis-auth/password');
+      expect(JSON.stringify(c.readinessProbe)).to.not.match(/-a |--pass|requirepass/);
     });
 
     it('changes the desired hash with the content and keeps it for the same content', () => {
