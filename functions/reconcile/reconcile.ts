@@ -97,7 +97,7 @@ async function reconcileOnce(
   }
   // 5: children; the StatefulSet keeps nodes being drained until the engine lets them go
   const replicas = statefulSetReplicas(spec, observed, undefined);
-  const { written } = await applyChildren(kube, cluster, observed, auth, replicas);
+  const { written, resizing } = await applyChildren(kube, cluster, observed, auth, replicas, events);
   const password = passwordOf(observed.children.secret, auth.key);
   if (!password) return noted(requeueAfter(1_000), { summary: 'created the auth Secret' }); // the generated Secret was just created
   // 6: one pass of the Redis engine; a new cluster is formed only once every pod is Ready,
@@ -167,8 +167,10 @@ async function reconcileOnce(
   }
   // 9: status
   const rolling = pass.rollout.kind === 'restart' || pass.rollout.kind === 'wait';
-  const activity =
-    rolling && pass.plan.converged
+  // Volume growth first: while the StatefulSet is replaced, the rollout only waits for it.
+  const activity = resizing
+    ? { type: 'ResizeVolumes' as const, message: resizing }
+    : rolling && pass.plan.converged
       ? {
           type: 'RollingUpdate' as const,
           message:
@@ -194,7 +196,9 @@ async function reconcileOnce(
     summary: passSummary(status.operation?.progress ?? pass.plan.progress.message, pass.applied),
     status: snapshotOf(status),
   };
-  if (status.conditions?.find((c) => c.type === 'Ready')?.status === 'True' && !rolling) return noted(done(), note);
+  // A volume's resize ends with no event the operator watches: look again.
+  if (status.conditions?.find((c) => c.type === 'Ready')?.status === 'True' && !rolling && !resizing)
+    return noted(done(), note);
   const lost = nextLostPodCheck(observed.pods, now);
   return noted(
     requeueAfter(Math.min(pass.applied.length > 0 ? 200 : pass.plan.requeueAfterMs || 2_000, lost ?? Infinity)),

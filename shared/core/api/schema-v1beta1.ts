@@ -288,7 +288,17 @@ export const statusSchemaV1beta1: SchemaFor<RedisClusterStatus> = {
       properties: {
         type: {
           type: 'string',
-          enum: ['Create', 'ScaleOut', 'ScaleIn', 'AddReplicas', 'RemoveReplicas', 'RollingUpdate', 'Failover', 'Heal'],
+          enum: [
+            'Create',
+            'ScaleOut',
+            'ScaleIn',
+            'AddReplicas',
+            'RemoveReplicas',
+            'RollingUpdate',
+            'Failover',
+            'Heal',
+            'ResizeVolumes',
+          ],
           description: 'What the operator is doing.',
         },
         progress: { type: 'string', description: 'For people, e.g. "migrating slots 1200/5461".' },

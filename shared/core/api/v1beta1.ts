@@ -86,7 +86,15 @@ export interface ShardStatus {
 }
 
 export type OperationType =
-  'Create' | 'ScaleOut' | 'ScaleIn' | 'AddReplicas' | 'RemoveReplicas' | 'RollingUpdate' | 'Failover' | 'Heal';
+  | 'Create'
+  | 'ScaleOut'
+  | 'ScaleIn'
+  | 'AddReplicas'
+  | 'RemoveReplicas'
+  | 'RollingUpdate'
+  | 'Failover'
+  | 'Heal'
+  | 'ResizeVolumes';
 
 export interface OperationStatus {
   type: OperationType;

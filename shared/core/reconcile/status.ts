@@ -154,6 +154,7 @@ function operationReason(type: OperationType): string {
     RollingUpdate: 'RollingUpdate',
     Failover: 'FailingOver',
     Heal: 'Healing',
+    ResizeVolumes: 'ResizingVolumes',
   }[type];
 }
 

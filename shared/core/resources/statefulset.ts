@@ -45,7 +45,7 @@ export interface StatefulSetInput {
   readonly replicas: number;
   /**
    * The claim templates of the StatefulSet that exists: they are immutable, so they are kept
-   * as they are (a larger spec.storage.size reaches new claims only; see the status warning).
+   * as they are (a larger spec.storage.size replaces the StatefulSet: volume-growth.ts).
    */
   readonly existingClaimTemplates?: readonly V1PersistentVolumeClaim[];
 }
