@@ -29,6 +29,7 @@ import {
   DATA_PATH,
   DATA_VOLUME,
   REDIS_CONTAINER,
+  REDIS_UID,
   RUN_PATH,
   RUN_VOLUME,
   childNames,
@@ -64,7 +65,19 @@ export function desiredStatefulSet(input: StatefulSetInput): V1StatefulSet {
   const names = childNames(name);
   const image = imageOf(spec);
   const labels = childLabels(name, 'redis');
-  const restartHash = hashOf({ image, config: input.restartConfigHash, auth: input.auth });
+  // Pod settings apply only to new pods (updates are OnDelete): a change rolls the pods. Absent
+  // ones leave the hash of clusters that never set them as it was.
+  const podSettings = {
+    priorityClassName: spec.priorityClassName,
+    securityContext: spec.securityContext,
+    env: spec.env,
+  };
+  const restartHash = hashOf({
+    image,
+    config: input.restartConfigHash,
+    auth: input.auth,
+    ...(Object.values(podSettings).some((v) => v !== undefined) ? { pod: podSettings } : {}),
+  });
   const secretEnv = (envName: string) => ({
     name: envName,
     valueFrom: { secretKeyRef: { name: input.auth.name, key: input.auth.key } },
@@ -110,6 +123,8 @@ export function desiredStatefulSet(input: StatefulSetInput): V1StatefulSet {
               ],
             },
           },
+          ...(spec.priorityClassName ? { priorityClassName: spec.priorityClassName } : {}),
+          securityContext: { ...RESTRICTED_POD, ...spec.securityContext },
           terminationGracePeriodSeconds: 30,
           containers: [
             {
@@ -122,7 +137,9 @@ export function desiredStatefulSet(input: StatefulSetInput): V1StatefulSet {
                 { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
                 // redis-cli reads its password from here, so probes keep it off the command line.
                 secretEnv('REDISCLI_AUTH'),
+                ...((spec.env ?? []) as V1EnvVar[]),
               ],
+              securityContext: RESTRICTED_CONTAINER,
               ports: [
                 { name: 'redis', containerPort: CLIENT_PORT },
                 { name: 'bus', containerPort: BUS_PORT },
@@ -191,6 +208,21 @@ export function withHash<T extends { metadata?: { name?: string; annotations?: R
   };
 }
 
+/** What the `restricted` Pod Security Standard asks of a pod; spec.securityContext goes over it. */
+const RESTRICTED_POD = {
+  runAsNonRoot: true,
+  runAsUser: REDIS_UID,
+  runAsGroup: REDIS_UID,
+  fsGroup: REDIS_UID,
+  fsGroupChangePolicy: 'OnRootMismatch',
+  seccompProfile: { type: 'RuntimeDefault' },
+} as const;
+const RESTRICTED_CONTAINER = {
+  allowPrivilegeEscalation: false,
+  readOnlyRootFilesystem: true,
+  capabilities: { drop: ['ALL'] },
+};
+
 export const EXPORTER_IMAGE = 'oliver006/redis_exporter:v1.62.0';
 export const EXPORTER_PORT = 9121;
 
@@ -207,6 +239,7 @@ function exporterContainers(spec: DefaultedSpec, secretEnv: (name: string) => V1
         { name: 'REDIS_EXPORTER_IS_CLUSTER', value: 'true' },
       ],
       ports: [{ name: 'metrics', containerPort: EXPORTER_PORT }],
+      securityContext: RESTRICTED_CONTAINER,
       ...(spec.exporter.resources ? { resources: spec.exporter.resources as never } : {}),
       readinessProbe: { tcpSocket: { port: EXPORTER_PORT as never }, periodSeconds: 10 },
     },

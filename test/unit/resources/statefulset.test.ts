@@ -117,6 +117,51 @@ describe('statefulset', () => {
       expect(JSON.stringify(c.readinessProbe)).to.not.match(/-a |--pass|requirepass/);
     });
 
+    it('runs as non-root with what the restricted Pod Security Standard asks, spec.securityContext over it', () => {
+      const pod = sts(aRedisCluster()).spec?.template.spec;
+      expect(pod?.securityContext).to.deep.include({ runAsNonRoot: true, runAsUser: 999, fsGroup: 999 });
+      expect(pod?.securityContext?.seccompProfile).to.deep.equal({ type: 'RuntimeDefault' });
+      for (const c of sts(aRedisCluster().with({ exporter: { enabled: true } })).spec?.template.spec?.containers ??
+        []) {
+        expect(c.securityContext, c.name).to.deep.include({
+          allowPrivilegeEscalation: false,
+          readOnlyRootFilesystem: true,
+        });
+        expect(c.securityContext?.capabilities, c.name).to.deep.equal({ drop: ['ALL'] });
+      }
+      const custom = sts(aRedisCluster().with({ securityContext: { runAsUser: 1001, supplementalGroups: [5] } }));
+      expect(custom.spec?.template.spec?.securityContext).to.deep.include({
+        runAsNonRoot: true,
+        runAsUser: 1001,
+        supplementalGroups: [5],
+      });
+    });
+
+    it('passes priorityClassName, nodeSelector, tolerations, affinity and extra env through to the pods', () => {
+      const spec = {
+        priorityClassName: 'redis-high',
+        nodeSelector: { disk: 'ssd' },
+        tolerations: [{ key: 'dedicated', operator: 'Equal' as const, value: 'redis', effect: 'NoSchedule' as const }],
+        affinity: {
+          nodeAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: {
+              nodeSelectorTerms: [{ matchExpressions: [{ key: 'disk', operator: 'In' as const, values: ['ssd'] }] }],
+            },
+          },
+        },
+        env: [
+          { name: 'TZ', value: 'UTC' },
+          { name: 'TOKEN', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } },
+        ],
+      };
+      const pod = sts(aRedisCluster().with(spec)).spec?.template.spec;
+      expect(pod?.priorityClassName).to.equal('redis-high');
+      expect(pod?.nodeSelector).to.deep.equal(spec.nodeSelector);
+      expect(pod?.tolerations).to.deep.equal(spec.tolerations);
+      expect(pod?.affinity).to.deep.equal(spec.affinity);
+      expect(pod?.containers[0]?.env).to.deep.include.members(spec.env);
+    });
+
     it('changes the desired hash with the content and keeps it for the same content', () => {
       const base = sts(aRedisCluster());
       expect(desiredHash(base)).to.match(/^[0-9a-f]{16}$/);
@@ -153,6 +198,17 @@ describe('statefulset', () => {
         expect(a).to.be.a('string');
         if (changes) expect(b).to.not.equal(a);
         else expect(b).to.equal(a);
+      });
+    }
+
+    const podSettings: [string, object][] = [
+      ['priorityClassName', { priorityClassName: 'high' }],
+      ['securityContext', { securityContext: { runAsUser: 1001 } }],
+      ['env', { env: [{ name: 'TZ', value: 'UTC' }] }],
+    ];
+    for (const [what, spec] of podSettings) {
+      it(`changes when ${what} is set`, () => {
+        expect(restartHash(sts(aRedisCluster().with(spec)))).to.not.equal(restartHash(sts(aRedisCluster())));
       });
     }
 
