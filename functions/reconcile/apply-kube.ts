@@ -34,7 +34,7 @@ async function applyKubeStep(step: KubeStep, context: KubeApplyContext): Promise
   const namespace = cluster.metadata.namespace ?? '';
   switch (step.kind) {
     case 'applyChildren':
-      return (await applyChildren(kube, cluster, observed, auth, step.replicas, signal)).written;
+      return (await applyChildren(kube, cluster, observed, auth, step.replicas, signal, events)).written;
     case 'warn':
       await events.warning(step.reason, step.message);
       return [];

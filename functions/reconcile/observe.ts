@@ -117,5 +117,16 @@ function toObservedClaim(claim: V1PersistentVolumeClaim, statefulSet: string): O
   const ordinal = ordinalOf(statefulSet, pod);
   if (ordinal === undefined) return [];
   const nodeId = claim.metadata?.annotations?.[ANNOTATION_NODE_ID];
-  return [{ name, pod, ordinal, ...(nodeId ? { nodeId } : {}) }];
+  const requested = claim.spec?.resources?.requests?.storage;
+  const capacity = claim.status?.capacity?.storage;
+  return [
+    {
+      name,
+      pod,
+      ordinal,
+      ...(nodeId ? { nodeId } : {}),
+      ...(requested ? { requested } : {}),
+      ...(capacity ? { capacity } : {}),
+    },
+  ];
 }

@@ -161,6 +161,12 @@ export const identities: readonly Identity[] = [
         verbs: ['get'],
         usedBy: 'functions/kube.ts kubeClusterReader (a /scale review is checked as the edit it amounts to)',
       },
+      {
+        group: 'storage.k8s.io',
+        resource: 'storageclasses',
+        verbs: ['get', 'list'],
+        usedBy: 'functions/webhooks/storage-class.ts (growing spec.storage.size needs a class that allows expansion)',
+      },
     ],
   },
   {

@@ -27,6 +27,7 @@ import { claimsToRecord } from './desired-cluster.ts';
 import type { KubeStep } from './kube-steps.ts';
 import { nextLostPodCheck, podsToForceDelete } from './lost-pods.ts';
 import type { Observed } from './observed.ts';
+import { volumePlanOf } from './volumes.ts';
 import { passSummary } from './pass-summary.ts';
 import type { RolloutDecision } from './rollout.ts';
 import { statefulSetReplicas } from './scale.ts';
@@ -144,6 +145,9 @@ export function planAfterEngine(input: AfterEngineInput): KubePlan {
 /** What the pass is doing beyond the engine's plan: a rolling restart of a settled cluster, or pods not all Ready. */
 function activityOf(input: AfterEngineInput): StatusInput['activity'] {
   const { rollout, plan } = input.pass;
+  // volume growth first: while the StatefulSet is replaced, the rollout only waits for it
+  const resizing = volumePlanOf(input.spec, input.observed).resizing;
+  if (resizing) return { type: 'ResizeVolumes', message: resizing };
   if (plan.converged) {
     switch (rollout.kind) {
       case 'restart':
@@ -168,14 +172,15 @@ function activityOf(input: AfterEngineInput): StatusInput['activity'] {
 }
 
 /**
- * Ready and not rolling: done, unless a pod sits on a lost node (its force-delete is due at
+ * Ready, not rolling and no volume resizing: done, unless a pod sits on a lost node (its force-delete is due at
  * the end of the grace period, and no event will come for it). Otherwise soon after steps,
  * else when the engine asked, never later than the next lost-pod check.
  */
 function nextPass(status: RedisClusterStatus, pass: EnginePass, input: AfterEngineInput): Outcome {
   const lost = nextLostPodCheck(input.observed.pods, input.now);
   const ready = status.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
-  if (ready && pass.rollout.kind === 'none') return lost === undefined ? done() : requeueAfter(lost);
+  const resizing = volumePlanOf(input.spec, input.observed).resizing !== undefined;
+  if (ready && pass.rollout.kind === 'none' && !resizing) return lost === undefined ? done() : requeueAfter(lost);
   const wanted = pass.applied.length > 0 ? REQUEUE_AFTER_STEPS_MS : pass.plan.requeueAfterMs || REQUEUE_WAITING_MS;
   return requeueAfter(Math.min(wanted, lost ?? Infinity));
 }

@@ -98,6 +98,7 @@ const phaseDuring: Record<OperationType, Phase> = {
   RollingUpdate: 'Updating',
   Failover: 'Running',
   Heal: 'Running',
+  ResizeVolumes: 'Updating',
 };
 
 function phaseOf(
@@ -197,6 +198,7 @@ const operationReason: Record<OperationType, string> = {
   RollingUpdate: 'RollingUpdate',
   Failover: 'FailingOver',
   Heal: 'Healing',
+  ResizeVolumes: 'ResizingVolumes',
 };
 
 function readinessMessage(input: StatusInput, readyNodes: number, slots: number): string {

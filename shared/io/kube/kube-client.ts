@@ -179,7 +179,7 @@ export class KubeClient {
   /** Deletes; an object already gone is success. */
   async delete(
     object: KubernetesObject,
-    options: { gracePeriodSeconds?: number; propagation?: 'Foreground' | 'Background' } = {},
+    options: { gracePeriodSeconds?: number; propagation?: 'Foreground' | 'Background' | 'Orphan' } = {},
     signal?: AbortSignal,
   ): Promise<void> {
     this.note('delete', object.kind ?? '');
