@@ -69,7 +69,7 @@ export function planFailures(ctx: PlanContext): Step[] | 'wait' {
 }
 
 /** Reachable slot-owning masters whose own view marks `id` FAIL (Redis' agreed failure). */
-export function failVotes(state: ClusterState, id: string): number {
+function failVotes(state: ClusterState, id: string): number {
   return state.members.filter((v) => {
     const me = myselfOf(v);
     return (
