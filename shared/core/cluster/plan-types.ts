@@ -30,6 +30,12 @@ export function isBlocking(problem: Problem): boolean {
   return !advisory.has(problem.code);
 }
 
+/** What one planning phase returns: its steps (or 'wait') and what steps cannot fix. */
+export interface PhasePlan<S = Step[]> {
+  readonly steps: S;
+  readonly problems: readonly Problem[];
+}
+
 export type Phase =
   'waiting' | 'bootstrapping' | 'joining' | 'resuming' | 'healing' | 'replicating' | 'migrating' | 'removing' | 'ready';
 
