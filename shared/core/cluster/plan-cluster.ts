@@ -14,7 +14,7 @@ import { planRebalance } from './plan-rebalance.ts';
 import { planRemoval } from './plan-removal.ts';
 import { planReplicas } from './plan-replicas.ts';
 import { planResume } from './plan-resume.ts';
-import { isBlocking, type ClusterPlan, type Phase } from './plan-types.ts';
+import { isBlocking, type ClusterPlan, type Phase, type Problem } from './plan-types.ts';
 import { isDisruptive, type Step } from './steps.ts';
 import type { Topology } from './topology.ts';
 
@@ -30,10 +30,12 @@ export function planCluster(
   options: ClusterPlanOptions = {},
 ): ClusterPlan {
   const ctx = toPlanContext(desired, observed, now, options);
+  // Each phase returns the problems it found; they add up in phase order.
+  const problems: Problem[] = [];
   for (const u of observed.unreachable) {
     const pod = desired.pods.find((p) => p.name === u.pod);
     if (!pod?.removing)
-      ctx.problems.push({
+      problems.push({
         code: 'NodeUnreachable',
         message: `${u.pod} (${u.address.ip}:${u.address.port}) does not answer: ${u.reason}`,
       });
@@ -42,10 +44,10 @@ export function planCluster(
   const result = (phase: Phase, steps: Step[], message: string, extra: Partial<ClusterPlan> = {}): ClusterPlan => {
     if (steps.filter(isDisruptive).length > 1)
       throw new Error(`plan holds ${steps.filter(isDisruptive).length} disruptive steps`);
-    const converged = steps.length === 0 && !ctx.problems.some(isBlocking) && phase === 'ready';
+    const converged = steps.length === 0 && !problems.some(isBlocking) && phase === 'ready';
     return {
       steps,
-      problems: ctx.problems,
+      problems: problems,
       removable: removal.removable,
       converged,
       progress: { phase, message },
@@ -63,21 +65,24 @@ export function planCluster(
   }
   // 2: interrupted migrations come before anything else
   const resume = planResume(ctx);
-  if (resume.length > 0)
-    return result('resuming', resume, `finishing ${ctx.state.openSlots.length} interrupted slot move(s)`);
+  problems.push(...resume.problems);
+  if (resume.steps.length > 0)
+    return result('resuming', resume.steps, `finishing ${ctx.state.openSlots.length} interrupted slot move(s)`);
   // 3: membership: join strangers and moved nodes, forget ghosts
-  const membership = [...planMeet(ctx), ...planForgetGhosts(ctx)];
+  const meet = planMeet(ctx);
+  problems.push(...meet.problems);
+  const membership = [...meet.steps, ...planForgetGhosts(ctx)];
   if (membership.length > 0) return result('joining', membership, 'updating cluster membership');
   // 4: failed masters
   const failures = planFailures(ctx);
-  if (failures === 'wait')
-    return result('waiting', [], 'a master that owns slots is down', {
-      requeueAfterMs: REQUEUE_WAITING_MS,
-    });
-  if (failures.length > 0) return result('healing', failures, 'promoting a replica of a failed master');
+  problems.push(...failures.problems);
+  if (failures.steps === 'wait')
+    return result('waiting', [], 'a master that owns slots is down', { requeueAfterMs: REQUEUE_WAITING_MS });
+  if (failures.steps.length > 0) return result('healing', failures.steps, 'promoting a replica of a failed master');
   // 5: uncovered slots (only when nothing can be lost)
   const coverage = planCoverage(ctx);
-  if (coverage.length > 0) return result('healing', coverage, 'assigning uncovered slots');
+  problems.push(...coverage.problems);
+  if (coverage.steps.length > 0) return result('healing', coverage.steps, 'assigning uncovered slots');
   // 6: masters on leaving pods hand their slots to a replica that stays, before any drain
   const handoff = planHandoff(ctx);
   if (handoff === 'wait')
@@ -90,6 +95,7 @@ export function planCluster(
   if (handoff) return result('removing', [handoff], 'moving a master off a leaving pod');
   // 7: replicas that can attach without disruption
   const replicas = planReplicas(ctx);
+  problems.push(...replicas.problems);
   if (replicas.steps.length > 0)
     return result('replicating', replicas.steps, `attaching ${replicas.steps.length} replica(s)`);
   // 8: rebalance and drain need every pod joined, views that agree and every member healthy
@@ -99,7 +105,7 @@ export function planCluster(
       requeueAfterMs: REQUEUE_GOSSIP_MS,
     });
   if (ctx.masters.length < desired.masters)
-    ctx.problems.push({
+    problems.push({
       code: 'NotEnoughPods',
       message: `${ctx.masters.length} of ${desired.masters} masters: no empty pod left to make a master`,
     });
@@ -138,11 +144,7 @@ export function planCluster(
     return result('replicating', [], `${syncing.length} replica(s) still syncing`, {
       requeueAfterMs: REQUEUE_SETTLING_MS,
     });
-  return result(
-    'ready',
-    [],
-    ctx.problems.length > 0 ? ctx.problems.map((p) => p.message).join('; ') : 'cluster is ready',
-  );
+  return result('ready', [], problems.length > 0 ? problems.map((p) => p.message).join('; ') : 'cluster is ready');
 }
 
 export type { PlanContext };

@@ -223,7 +223,7 @@ const RESTRICTED_CONTAINER = {
   capabilities: { drop: ['ALL'] },
 };
 
-export const EXPORTER_IMAGE = 'oliver006/redis_exporter:v1.62.0';
+const EXPORTER_IMAGE = 'oliver006/redis_exporter:v1.62.0';
 export const EXPORTER_PORT = 9121;
 
 /** The Prometheus exporter sidecar (spec.exporter.enabled): port `metrics`, for a ServiceMonitor. */
