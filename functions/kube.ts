@@ -6,13 +6,15 @@ import { GROUP, PLURAL, STORAGE_VERSION } from '../shared/core/api/group.ts';
 import type { JsonObject } from '../shared/core/api/json.ts';
 import type { ObjectMetaLike } from '../shared/core/apiserver-events.ts';
 import { toKey } from '../shared/core/resource-key.ts';
+import { withUserAgent } from '../shared/io/kube/user-agent.ts';
 import type { ObjectRef, OwnerLookup } from './ingest/to-keys.ts';
 
-export function loadKubeConfig(path: string | undefined): KubeConfig {
+/** userAgent names the function in the API server's audit log (e.g. knredis-reconcile). */
+export function loadKubeConfig(path: string | undefined, userAgent?: string): KubeConfig {
   const kc = new KubeConfig();
   if (path) kc.loadFromFile(path);
   else kc.loadFromDefault();
-  return kc;
+  return userAgent ? withUserAgent(kc, userAgent) : kc;
 }
 
 const isNotFound = (error: unknown) => error instanceof ApiException && error.code === 404;

@@ -6,9 +6,12 @@ import { kubeListClusterKeys, loadKubeConfig } from '../kube.ts';
 import { createReconcile } from './reconcile.ts';
 import { startWorker } from './worker.ts';
 
+/** How the worker's requests are told apart in the API server's audit log. */
+export const RECONCILE_USER_AGENT = 'knredis-reconcile';
+
 export const start: StartFunction = async ({ config, log, registry }) => {
   const redisUrl = required(config.redisUrl, 'REDIS_URL', 'reconcile');
-  const kubeConfig = loadKubeConfig(config.kubeconfig);
+  const kubeConfig = loadKubeConfig(config.kubeconfig, RECONCILE_USER_AGENT);
   const reconcile = createReconcile({ kubeConfig, log });
   const worker = await startWorker({
     reconcile,
