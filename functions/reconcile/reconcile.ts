@@ -17,6 +17,7 @@ import { claimsToRecord } from '../../shared/core/reconcile/desired-cluster.ts';
 import { FINALIZER } from '../../shared/core/resources/names.ts';
 import { podCount } from '../../shared/core/resources/statefulset.ts';
 import { fromKey } from '../../shared/core/resource-key.ts';
+import type { ChildCache } from '../../shared/io/kube/child-cache.ts';
 import { KubeClient, type RequestCounter } from '../../shared/io/kube/kube-client.ts';
 import { NodePool } from '../../shared/io/redis/connection.ts';
 import type { Logger } from '../../shared/io/log.ts';
@@ -32,13 +33,15 @@ export interface ReconcilerDeps {
   readonly kubeConfig: KubeConfig;
   readonly log: Logger;
   readonly counter?: RequestCounter;
+  /** The worker's watch-fed children and nodes (observe.ts falls back to reads until synced). */
+  readonly cache?: ChildCache;
   readonly clock?: () => number;
   /** Most slots one pass migrates (bounds a pass's duration). */
   readonly maxSlotsPerStep?: number;
 }
 
 export function createReconcile(deps: ReconcilerDeps): Reconcile {
-  const kube = new KubeClient(deps.kubeConfig, deps.counter);
+  const kube = new KubeClient(deps.kubeConfig, deps.counter, deps.cache);
   const clock = deps.clock ?? Date.now;
   return (key, context) => reconcileOnce(kube, key, context, clock, deps.maxSlotsPerStep ?? 2048);
 }

@@ -3,7 +3,6 @@
 // counts every request by verb, so a test can prove a steady cluster costs no writes.
 // Adapters translate at the boundary: 404 on delete is success, 409 is a ConflictError.
 import {
-  ApiException,
   CoreV1Api,
   CustomObjectsApi,
   KubernetesObjectApi,
@@ -19,6 +18,8 @@ import { GROUP, PLURAL, STORAGE_VERSION } from '../../core/api/group.ts';
 import type { RedisCluster, RedisClusterStatus } from '../../core/api/v1beta1.ts';
 import { TransientError } from '../../core/outcome.ts';
 import { FIELD_MANAGER } from '../../core/resources/names.ts';
+import type { ChildCache } from './child-cache.ts';
+import { isConflict, unlessNotFound } from './errors.ts';
 
 export class ConflictError extends TransientError {
   override readonly name = 'ConflictError';
@@ -31,9 +32,6 @@ export interface RequestCounter {
   count(verb: Verb, resource: string): void;
 }
 
-export const isNotFound = (error: unknown): boolean => error instanceof ApiException && error.code === 404;
-const isConflict = (error: unknown): boolean => error instanceof ApiException && error.code === 409;
-
 export class KubeClient {
   private readonly objects: KubernetesObjectApi;
   private readonly core: CoreV1Api;
@@ -42,6 +40,8 @@ export class KubeClient {
   constructor(
     kc: KubeConfig,
     private readonly counter?: RequestCounter,
+    /** Watch-fed children and nodes (the worker's); observe reads them when it is synced. */
+    readonly cache?: ChildCache,
   ) {
     this.objects = KubernetesObjectApi.makeApiClient(kc);
     this.core = kc.makeApiClient(CoreV1Api);
@@ -54,18 +54,15 @@ export class KubeClient {
 
   async getCluster(namespace: string, name: string): Promise<RedisCluster | undefined> {
     this.note('get', PLURAL);
-    try {
-      return (await this.custom.getNamespacedCustomObject({
+    return (await unlessNotFound(
+      this.custom.getNamespacedCustomObject({
         group: GROUP,
         version: STORAGE_VERSION,
         namespace,
         plural: PLURAL,
         name,
-      })) as RedisCluster;
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      throw error;
-    }
+      }),
+    )) as RedisCluster | undefined;
   }
 
   async read<T extends KubernetesObject>(
@@ -75,12 +72,8 @@ export class KubeClient {
     name: string,
   ): Promise<T | undefined> {
     this.note('get', kind);
-    try {
-      return (await this.objects.read({ apiVersion, kind, metadata: { name, namespace } })) as T;
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      throw error;
-    }
+    return (await unlessNotFound(this.objects.read({ apiVersion, kind, metadata: { name, namespace } }))) as
+      T | undefined;
   }
 
   async listPods(namespace: string, labelSelector: string): Promise<V1Pod[]> {
@@ -135,18 +128,16 @@ export class KubeClient {
     options: { gracePeriodSeconds?: number; propagation?: 'Foreground' | 'Background' } = {},
   ): Promise<void> {
     this.note('delete', object.kind ?? '');
-    try {
-      await this.objects.delete(
+    await unlessNotFound(
+      this.objects.delete(
         object,
         undefined,
         undefined,
         options.gracePeriodSeconds,
         undefined,
         options.propagation ?? 'Background',
-      );
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
-    }
+      ),
+    );
   }
 
   /**
