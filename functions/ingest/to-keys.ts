@@ -11,17 +11,10 @@
 import { parseEventType, type KubeObjectLike, type ObjectMetaLike } from '../../shared/core/apiserver-events.ts';
 import { GROUP, KIND, LABEL_CLUSTER } from '../../shared/core/api/group.ts';
 import { isValidRef, toKey } from '../../shared/core/resource-key.ts';
+import { CHILD_KINDS } from '../../shared/core/resources/owned-kinds.ts';
 
-/** Kinds knredis creates for a RedisCluster (group/kind; core group is empty). Secrets are left
- * out on purpose: their events would carry passwords, and the reconciler reads them itself. */
-export const childKinds: ReadonlySet<string> = new Set([
-  '/Pod',
-  '/Service',
-  '/ConfigMap',
-  '/PersistentVolumeClaim',
-  'apps/StatefulSet',
-  'policy/PodDisruptionBudget',
-]);
+/** Kinds knredis creates for a RedisCluster (group/kind; core group is empty), from the one table. */
+export const childKinds: ReadonlySet<string> = new Set(CHILD_KINDS.map((k) => `${k.group}/${k.kind}`));
 
 export interface ObjectRef {
   readonly apiVersion: string;

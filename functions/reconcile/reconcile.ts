@@ -19,6 +19,7 @@ import {
 } from '../../shared/core/reconcile/plan-kube.ts';
 import { updateRevisionOf } from '../../shared/core/reconcile/rollout.ts';
 import { FINALIZER } from '../../shared/core/resources/names.ts';
+import type { ChildCache } from '../../shared/io/kube/child-cache.ts';
 import { KubeClient, type RequestCounter } from '../../shared/io/kube/kube-client.ts';
 import { NodePool } from '../../shared/io/redis/connection.ts';
 import { applyKubeSteps, writeStatus, type KubeApplyContext } from './apply-kube.ts';
@@ -32,6 +33,8 @@ import type { Reconcile, ReconcileContext } from './worker.ts';
 export interface ReconcilerDeps {
   readonly kubeConfig: KubeConfig;
   readonly counter?: RequestCounter;
+  /** The worker's watch-fed children and nodes (observe.ts falls back to reads until synced). */
+  readonly cache?: ChildCache;
   /** The clock passes plan with and Events carry (ms since the epoch). */
   readonly clock?: () => number;
   /** Most slots one pass migrates (bounds a pass's duration). */
@@ -50,7 +53,7 @@ interface Settings {
 
 export function createReconcile(deps: ReconcilerDeps): Reconcile {
   const settings: Settings = {
-    kube: new KubeClient(deps.kubeConfig, deps.counter),
+    kube: new KubeClient(deps.kubeConfig, deps.counter, deps.cache),
     clock: deps.clock ?? Date.now,
     maxSlotsPerStep: deps.maxSlotsPerStep ?? DEFAULT_MAX_SLOTS_PER_STEP,
   };

@@ -10,6 +10,34 @@ export interface Layout {
   certs: Certs;
   ports: Ports;
   kubeconfigs: { controllerManager: string; scheduler: string };
+  /** Write an audit log (benchmarks count API requests with it); off by default. */
+  audit?: boolean;
+}
+
+/** Where the API server's audit policy and log live in an environment's directory. */
+export function auditPaths(dir: string): { policy: string; log: string } {
+  return { policy: join(dir, 'apiserver', 'audit-policy.yaml'), log: join(dir, 'logs', 'audit.log') };
+}
+
+// One line per request once it is answered (ResponseComplete; watches also log when they
+// start): who, verb, resource, user agent; never a body (Secrets would be in it).
+export const auditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+  - level: Metadata
+`;
+
+function auditFlags(l: Layout): string[] {
+  if (!l.audit) return [];
+  const { policy, log } = auditPaths(l.dir);
+  return [
+    `--audit-policy-file=${policy}`,
+    `--audit-log-path=${log}`,
+    '--audit-log-format=json',
+    '--audit-log-maxsize=500',
+    '--audit-log-maxbackup=1',
+  ];
 }
 
 export const serviceClusterIpRange = '10.0.0.0/24';
@@ -84,6 +112,7 @@ export function apiserverCommand(l: Layout): [string, string[]] {
       '--allow-privileged=true',
       '--profiling=false',
       '--event-ttl=1h',
+      ...auditFlags(l),
     ],
   ];
 }

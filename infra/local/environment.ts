@@ -1,13 +1,15 @@
 // One local Kubernetes environment: etcd, kube-apiserver, kube-controller-manager,
 // kube-scheduler and the local kubelet, detached, on loopback, described by state.json.
 import { existsSync } from 'node:fs';
-import { mkdir, rm, symlink } from 'node:fs/promises';
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ensureBinaries, type Progress } from './binaries.ts';
 import { adminClient, ensureStorageClass, waitForDefaultServiceAccount, waitForNodes } from './bootstrap.ts';
 import { ensureCerts } from './certs.ts';
 import {
   apiserverCommand,
+  auditPaths,
+  auditPolicy,
   controllerManagerCommand,
   etcdCommand,
   schedulerCommand,
@@ -39,6 +41,8 @@ export interface StartOptions {
   progress?: Progress;
   /** Zone of each node (topology.kubernetes.io/zone), e.g. an uneven spread; default round-robin over 3. */
   zones?: readonly string[];
+  /** The API server writes an audit log (control-plane.ts: auditPaths) for benchmarks. */
+  audit?: boolean;
 }
 
 export async function startEnvironment(options: StartOptions): Promise<Environment> {
@@ -91,7 +95,7 @@ export async function startEnvironment(options: StartOptions): Promise<Environme
   if (reserved.alreadyUp) return reserved;
   try {
     const { alreadyUp: _, ...state } = reserved;
-    return { ...(await boot(state, nodes, progress, options.zones ?? [])), alreadyUp: false };
+    return { ...(await boot(state, nodes, progress, options.zones ?? [], options.audit ?? false)), alreadyUp: false };
   } catch (error) {
     await stopEnvironment(name, { keepLogs: true }).catch(() => {});
     throw error;
@@ -111,7 +115,13 @@ async function prepareDir(name: string, custom?: string): Promise<string> {
   return link;
 }
 
-async function boot(state: EnvState, nodes: number, progress: Progress, zones: readonly string[]): Promise<EnvState> {
+async function boot(
+  state: EnvState,
+  nodes: number,
+  progress: Progress,
+  zones: readonly string[],
+  audit: boolean,
+): Promise<EnvState> {
   const { dir, ports } = state;
   // 2: certificates and kubeconfigs.
   progress('certificates');
@@ -132,7 +142,12 @@ async function boot(state: EnvState, nodes: number, progress: Progress, zones: r
       ),
       scheduler: await kubeconfig('scheduler.kubeconfig', certs.scheduler, 'system:kube-scheduler'),
     },
+    audit,
   };
+  if (audit) {
+    await mkdir(join(dir, 'apiserver'), { recursive: true });
+    await writeFile(auditPaths(dir).policy, auditPolicy);
+  }
   const kubeletKubeconfig = await kubeconfig('kubelet.kubeconfig', certs.kubelet, 'knredis-kubelet');
   const start = async (component: Component, [command, args]: [string, string[]], cwd?: string) => {
     const log = join(dir, 'logs', `${component}.log`);

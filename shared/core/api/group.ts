@@ -50,6 +50,9 @@ export function ownedLabels(clusterName: string): Record<string, string> {
   };
 }
 
+/** What every child knredis labels as managed carries (the watches' label selector). */
+export const MANAGED_SELECTOR = `${LABEL_MANAGED_BY}=${MANAGED_BY_VALUE},${LABEL_CLUSTER}`;
+
 /** ownedLabels as a label selector: what lists of a cluster's pods and claims ask for. */
 export function ownedSelector(clusterName: string): string {
   return Object.entries(ownedLabels(clusterName))

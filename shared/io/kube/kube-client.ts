@@ -3,7 +3,6 @@
 // counts every request by verb, so a test can prove a steady cluster costs no writes.
 // Adapters translate at the boundary: 404 on delete is success, 409 is a ConflictError.
 import {
-  ApiException,
   CoreV1Api,
   createConfiguration,
   CustomObjectsApi,
@@ -24,6 +23,8 @@ import { GROUP, PLURAL, STORAGE_VERSION } from '../../core/api/group.ts';
 import type { RedisCluster, RedisClusterStatus } from '../../core/api/v1beta1.ts';
 import { TransientError } from '../../core/outcome.ts';
 import { FIELD_MANAGER } from '../../core/resources/names.ts';
+import type { ChildCache } from './child-cache.ts';
+import { isConflict, unlessNotFound } from './errors.ts';
 
 export class ConflictError extends TransientError {
   override readonly name = 'ConflictError';
@@ -35,9 +36,6 @@ export const WRITE_VERBS: ReadonlySet<Verb> = new Set(['apply', 'patch', 'delete
 export interface RequestCounter {
   count(verb: Verb, resource: string): void;
 }
-
-export const isNotFound = (error: unknown): boolean => error instanceof ApiException && error.code === 404;
-const isConflict = (error: unknown): boolean => error instanceof ApiException && error.code === 409;
 
 /**
  * Per-call options of the generated APIs that tie a request to the run's AbortSignal: node-fetch
@@ -68,6 +66,8 @@ export class KubeClient {
   constructor(
     private readonly kc: KubeConfig,
     private readonly counter?: RequestCounter,
+    /** Watch-fed children and nodes (the worker's); observe reads them when it is synced. */
+    readonly cache?: ChildCache,
   ) {
     this.objects = KubernetesObjectApi.makeApiClient(kc);
     this.core = kc.makeApiClient(CoreV1Api);
@@ -99,15 +99,12 @@ export class KubeClient {
 
   async getCluster(namespace: string, name: string, signal?: AbortSignal): Promise<RedisCluster | undefined> {
     this.note('get', PLURAL);
-    try {
-      return (await this.custom.getNamespacedCustomObject(
+    return (await unlessNotFound(
+      this.custom.getNamespacedCustomObject(
         { group: GROUP, version: STORAGE_VERSION, namespace, plural: PLURAL, name },
         abortable(signal),
-      )) as RedisCluster;
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      throw error;
-    }
+      ),
+    )) as RedisCluster | undefined;
   }
 
   async read<T extends KubernetesObject>(
@@ -118,13 +115,10 @@ export class KubeClient {
     signal?: AbortSignal,
   ): Promise<T | undefined> {
     this.note('get', kind);
-    try {
-      const header = { apiVersion, kind, metadata: { name, namespace } };
-      return (await this.objects.read(header, undefined, undefined, undefined, this.objectOptions(signal))) as T;
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      throw error;
-    }
+    const header = { apiVersion, kind, metadata: { name, namespace } };
+    return (await unlessNotFound(
+      this.objects.read(header, undefined, undefined, undefined, this.objectOptions(signal)),
+    )) as T | undefined;
   }
 
   async listPods(namespace: string, labelSelector: string, signal?: AbortSignal): Promise<V1Pod[]> {
@@ -183,8 +177,8 @@ export class KubeClient {
     signal?: AbortSignal,
   ): Promise<void> {
     this.note('delete', object.kind ?? '');
-    try {
-      await this.objects.delete(
+    await unlessNotFound(
+      this.objects.delete(
         object,
         undefined,
         undefined,
@@ -193,10 +187,8 @@ export class KubeClient {
         options.propagation ?? 'Background',
         undefined,
         this.objectOptions(signal),
-      );
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
-    }
+      ),
+    );
   }
 
   /**
