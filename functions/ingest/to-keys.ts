@@ -3,6 +3,8 @@
 //   a child object (resource mode: full object)  -> an owner reference to a RedisCluster,
 //                                                   else the cache.redis.io/cluster label
 //   a child object (ref mode: only a reference)  -> read the live object through `lookup`
+//                                                   (Knative v0.50 sends the object's OWN
+//                                                   reference, never its owner's)
 //                                                   and map it as above; when it is gone
 //                                                   (a delete), every existing RedisCluster
 //                                                   whose name is a '-'-prefix of the child's
@@ -77,7 +79,8 @@ export async function toKeys(event: EventFields, lookup?: OwnerLookup): Promise<
     return keys.length > 0 ? { keys } : { unrelated: `${data.kind} ${namespace}/${name} belongs to no RedisCluster` };
   }
 
-  // Ref mode: the data is a reference (of the object, or of its controller).
+  // Ref mode: the data is the object's own reference (Knative v0.50's getRef: apiVersion, kind,
+  // name, namespace of the watched object itself), so a child's owner needs the lookup.
   const ref = {
     apiVersion: String(data.apiVersion ?? ''),
     kind: String(data.kind ?? ''),

@@ -12,9 +12,11 @@ import {
   auditPolicy,
   controllerManagerCommand,
   etcdCommand,
+  loopbackServiceCidr,
   schedulerCommand,
   type Layout,
 } from './control-plane.ts';
+import { installKnative } from './knative/install.ts';
 import { writeKubeconfig } from './kubeconfig.ts';
 import { envDir, kubeletMain, repoRoot, validateName, versions } from './paths.ts';
 import { allocatePodIpPrefix, allocatePorts, withAllocationLock } from './ports.ts';
@@ -43,6 +45,11 @@ export interface StartOptions {
   zones?: readonly string[];
   /** The API server writes an audit log (control-plane.ts: auditPaths) for benchmarks. */
   audit?: boolean;
+  /** Services get clusterIPs on loopback (loopbackServiceCidr), so webhooks reached through a
+   * Service can answer; implied by knative. */
+  loopbackServices?: boolean;
+  /** Install Knative (CRDs and both webhooks: infra/local/knative/install.ts) once up. */
+  knative?: boolean;
 }
 
 export async function startEnvironment(options: StartOptions): Promise<Environment> {
@@ -89,14 +96,20 @@ export async function startEnvironment(options: StartOptions): Promise<Environme
       nodes: [],
       processes: {},
     };
+    if (options.loopbackServices || options.knative) state.serviceCidr = loopbackServiceCidr(state.podIpPrefix);
     await writeState(state);
     return { ...state, alreadyUp: false };
   });
-  if (reserved.alreadyUp) return reserved;
   try {
+    if (reserved.alreadyUp) {
+      if (!options.knative) return reserved;
+      return { ...(await installKnative(name, progress)), alreadyUp: true };
+    }
     const { alreadyUp: _, ...state } = reserved;
-    return { ...(await boot(state, nodes, progress, options.zones ?? [], options.audit ?? false)), alreadyUp: false };
+    const booted = await boot(state, nodes, progress, options.zones ?? [], options.audit ?? false);
+    return { ...(options.knative ? await installKnative(name, progress) : booted), alreadyUp: false };
   } catch (error) {
+    if (reserved.alreadyUp) throw error;
     await stopEnvironment(name, { keepLogs: true }).catch(() => {});
     throw error;
   }
@@ -134,6 +147,7 @@ async function boot(
     binDir: state.binDir,
     certs,
     ports,
+    ...(state.serviceCidr ? { serviceCidr: state.serviceCidr } : {}),
     kubeconfigs: {
       controllerManager: await kubeconfig(
         'controller-manager.kubeconfig',
