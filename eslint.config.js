@@ -18,7 +18,7 @@ const ioLibraries = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.cache/**'] },
+  { ignores: ['node_modules/**', '.cache/**', 'dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

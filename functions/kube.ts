@@ -1,55 +1,49 @@
 // Kubernetes clients for the functions: one KubeConfig per process (KUBECONFIG, else
 // in-cluster, else ~/.kube/config), and the few reads ingest, the resync, the event source
 // and the webhooks need.
-import { ApiException, CustomObjectsApi, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
+import { CustomObjectsApi, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
 import { GROUP, PLURAL, STORAGE_VERSION } from '../shared/core/api/group.ts';
 import type { JsonObject } from '../shared/core/api/json.ts';
 import type { ObjectMetaLike } from '../shared/core/apiserver-events.ts';
 import { toKey } from '../shared/core/resource-key.ts';
 import { childNames } from '../shared/core/resources/names.ts';
+import { unlessNotFound } from '../shared/io/kube/errors.ts';
+import { withUserAgent } from '../shared/io/kube/user-agent.ts';
 import type { ObjectRef, OwnerLookup } from './ingest/to-keys.ts';
 
-export function loadKubeConfig(path: string | undefined): KubeConfig {
+/** userAgent names the function in the API server's audit log (e.g. knredis-reconcile). */
+export function loadKubeConfig(path: string | undefined, userAgent?: string): KubeConfig {
   const kc = new KubeConfig();
   if (path) kc.loadFromFile(path);
   else kc.loadFromDefault();
-  return kc;
+  return userAgent ? withUserAgent(kc, userAgent) : kc;
 }
-
-const isNotFound = (error: unknown) => error instanceof ApiException && error.code === 404;
 
 export function kubeOwnerLookup(kc: KubeConfig): OwnerLookup {
   const objects = KubernetesObjectApi.makeApiClient(kc);
   const custom = kc.makeApiClient(CustomObjectsApi);
   return {
     async readMeta(ref: ObjectRef) {
-      try {
-        const object = await objects.read({
+      const object = await unlessNotFound(
+        objects.read({
           apiVersion: ref.apiVersion,
           kind: ref.kind,
           metadata: { name: ref.name, namespace: ref.namespace },
-        });
-        return (object.metadata ?? {}) as ObjectMetaLike;
-      } catch (error) {
-        if (isNotFound(error)) return null;
-        throw error;
-      }
+        }),
+      );
+      return object ? ((object.metadata ?? {}) as ObjectMetaLike) : null;
     },
     async existingClusters(namespace, names) {
       const found: string[] = [];
       for (const name of names) {
-        try {
-          await custom.getNamespacedCustomObject({
-            group: GROUP,
-            version: STORAGE_VERSION,
-            namespace,
-            plural: PLURAL,
-            name,
-          });
-          found.push(name);
-        } catch (error) {
-          if (!isNotFound(error)) throw error;
-        }
+        const read = custom.getNamespacedCustomObject({
+          group: GROUP,
+          version: STORAGE_VERSION,
+          namespace,
+          plural: PLURAL,
+          name,
+        });
+        if (await unlessNotFound(read)) found.push(name);
       }
       return found;
     },
@@ -88,17 +82,13 @@ export function kubeClusterReader(
 ): (namespace: string, name: string) => Promise<JsonObject | undefined> {
   const custom = kc.makeApiClient(CustomObjectsApi);
   return async (namespace, name) => {
-    try {
-      return (await custom.getNamespacedCustomObject({
-        group: GROUP,
-        version: STORAGE_VERSION,
-        namespace,
-        plural: PLURAL,
-        name,
-      })) as JsonObject;
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      throw error;
-    }
+    const read = custom.getNamespacedCustomObject({
+      group: GROUP,
+      version: STORAGE_VERSION,
+      namespace,
+      plural: PLURAL,
+      name,
+    });
+    return (await unlessNotFound(read)) as JsonObject | undefined;
   };
 }

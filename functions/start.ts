@@ -7,7 +7,17 @@ import { createRegistry } from '../shared/io/metrics.ts';
 import type { RunningFunction, StartFunction } from './function-context.ts';
 import { ConfigError, readConfig } from './start-config.ts';
 
-export const functionNames = ['ingest', 'reconcile', 'event-source', 'webhooks', 'dashboard'] as const;
+// Each function is loaded only when named: a process running ingest alone never loads the
+// reconciler's or the webhooks' code and libraries (its cold start is what scale-from-zero waits for).
+const loaders = {
+  ingest: () => import('./ingest/index.ts'),
+  reconcile: () => import('./reconcile/index.ts'),
+  'event-source': () => import('./event-source/index.ts'),
+  webhooks: () => import('./webhooks/index.ts'),
+  dashboard: () => import('./dashboard/index.ts'),
+} satisfies Record<string, () => Promise<{ start: StartFunction }>>;
+
+export const functionNames = Object.keys(loaders) as (keyof typeof loaders)[];
 
 export async function main(argv: string[], env: Readonly<Record<string, string | undefined>>): Promise<void> {
   const unknown = argv.filter((name) => !(functionNames as readonly string[]).includes(name));
@@ -17,7 +27,7 @@ export async function main(argv: string[], env: Readonly<Record<string, string |
     );
     process.exit(2);
   }
-  const names = argv.length > 0 ? [...new Set(argv)] : [...functionNames];
+  const names = argv.length > 0 ? [...new Set(argv as (keyof typeof loaders)[])] : [...functionNames];
   let config;
   try {
     config = readConfig(env);
@@ -39,7 +49,7 @@ export async function main(argv: string[], env: Readonly<Record<string, string |
   };
   try {
     for (const name of names) {
-      const module = (await import(`./${name}/index.ts`)) as { start: StartFunction };
+      const module = await loaders[name]();
       running.push({
         name,
         fn: await module.start({

@@ -1,5 +1,6 @@
 // One row per RedisCluster key, as the cluster view shows it: the status its last run wrote,
 // its last runs, and when the queue runs it next. Pure: built from what was read.
+import { assertNever } from '../../shared/core/assert-never.ts';
 import type { RunRecord, StatusSnapshot } from '../../shared/core/run-note.ts';
 import { formatMs } from '../../shared/core/run-note.ts';
 import type { EnqueueReason } from '../../shared/io/queue/job-options.ts';
@@ -69,16 +70,19 @@ export function describeNext(next: NextRun, now: number): string {
       return next.at === undefined
         ? 'on the next change or resync'
         : `on the next change, or the resync ${next.at <= now ? 'due now' : `in ${formatMs(next.at - now)}`}`;
+    default:
+      return assertNever(next, 'next run');
   }
 }
 
 function why(next: { reason: EnqueueReason; failures?: number | undefined }): string {
-  return {
+  const reasons: Record<EnqueueReason, string> = {
     requeue: 'requeue-after',
     retry: `backoff after failure ${next.failures ?? '?'}`,
     resync: 'resync',
     event: 'a change',
-  }[next.reason];
+  };
+  return reasons[next.reason];
 }
 
 /** "1200/5461" in an operation's progress, as a fraction for a progress bar. */

@@ -9,7 +9,7 @@ export class Html {
 
 type Value = Html | string | number | boolean | null | undefined | readonly Value[];
 
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 

@@ -1,49 +1,29 @@
 // What the built-in event source watches: every RedisCluster, and the children knredis
-// labels as managed (the label selector keeps unrelated objects out), and Secrets, which are
-// sent as references only (to-cloud-event.ts): a changed password starts a rotation at once.
-// A referenced Secret is the user's and carries no label of ours, so every Secret is watched.
-import {
-  API_VERSION_V1BETA1,
-  GROUP,
-  KIND,
-  LABEL_CLUSTER,
-  LABEL_MANAGED_BY,
-  MANAGED_BY_VALUE,
-  PLURAL,
-  V1BETA1,
-} from '../../shared/core/api/group.ts';
+// labels as managed (the label selector keeps unrelated objects out), from the one table of
+// child kinds (shared/core/resources/owned-kinds.ts), and Secrets, sent as references only
+// (to-cloud-event.ts): a changed password starts a rotation at once. A referenced Secret is
+// the user's and carries no label of ours, so every Secret is watched.
+import { API_VERSION_V1BETA1, GROUP, KIND, PLURAL, V1BETA1 } from '../../shared/core/api/group.ts';
+import { apiVersionOf, CHILD_KINDS, collectionPath } from '../../shared/core/resources/owned-kinds.ts';
+import { MANAGED_SELECTOR } from '../../shared/core/api/group.ts';
+import type { WatchedResource } from '../../shared/io/kube/watch-resource.ts';
 
-export interface WatchedResource {
-  readonly apiVersion: string;
-  readonly kind: string;
-  /** Path of the collection, all namespaces, e.g. /api/v1/pods. */
-  readonly path: string;
-  readonly labelSelector?: string;
-}
-
-const managed = `${LABEL_MANAGED_BY}=${MANAGED_BY_VALUE},${LABEL_CLUSTER}`;
+export type { WatchedResource } from '../../shared/io/kube/watch-resource.ts';
 
 export function watchedResources(namespace?: string): WatchedResource[] {
-  const ns = (prefix: string, plural: string) =>
-    namespace ? `${prefix}/namespaces/${namespace}/${plural}` : `${prefix}/${plural}`;
+  const clusters = { group: GROUP, version: V1BETA1, kind: KIND, plural: PLURAL };
   return [
-    { apiVersion: API_VERSION_V1BETA1, kind: KIND, path: ns(`/apis/${GROUP}/${V1BETA1}`, PLURAL) },
-    { apiVersion: 'v1', kind: 'Pod', path: ns('/api/v1', 'pods'), labelSelector: managed },
-    { apiVersion: 'v1', kind: 'Service', path: ns('/api/v1', 'services'), labelSelector: managed },
-    { apiVersion: 'v1', kind: 'ConfigMap', path: ns('/api/v1', 'configmaps'), labelSelector: managed },
+    { apiVersion: API_VERSION_V1BETA1, kind: KIND, path: collectionPath(clusters, namespace) },
+    ...CHILD_KINDS.map((k) => ({
+      apiVersion: apiVersionOf(k),
+      kind: k.kind,
+      path: collectionPath(k, namespace),
+      labelSelector: MANAGED_SELECTOR,
+    })),
     {
       apiVersion: 'v1',
-      kind: 'PersistentVolumeClaim',
-      path: ns('/api/v1', 'persistentvolumeclaims'),
-      labelSelector: managed,
-    },
-    { apiVersion: 'v1', kind: 'Secret', path: ns('/api/v1', 'secrets') },
-    { apiVersion: 'apps/v1', kind: 'StatefulSet', path: ns('/apis/apps/v1', 'statefulsets'), labelSelector: managed },
-    {
-      apiVersion: 'policy/v1',
-      kind: 'PodDisruptionBudget',
-      path: ns('/apis/policy/v1', 'poddisruptionbudgets'),
-      labelSelector: managed,
+      kind: 'Secret',
+      path: collectionPath({ group: '', version: 'v1', kind: 'Secret', plural: 'secrets' }, namespace),
     },
   ];
 }

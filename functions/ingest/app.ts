@@ -54,7 +54,8 @@ export function ingestRouter(options: IngestOptions): Router {
         for (const key of mapping.keys) keys.add(key);
       }
       try {
-        for (const key of keys) await enqueue(key);
+        // All at once: the queue sends keys queued together in one pipeline.
+        await Promise.all([...keys].map((key) => enqueue(key)));
       } catch (error) {
         log.warn({ err: error }, 'queue unavailable');
         return sendError(res, 503, 'queue-unavailable', 'the reconcile queue is unreachable; retry later', {

@@ -2,11 +2,11 @@
 // lookup for reference-mode events, and the router on the shared HTTP app.
 import type { StartFunction } from '../function-context.ts';
 import { required } from '../start-config.ts';
-import { kubeOwnerLookup, loadKubeConfig } from '../kube.ts';
 import { queueMetrics } from '../../shared/io/metrics.ts';
 import { producerConnection } from '../../shared/io/queue/connection.ts';
 import { createReconcileQueue } from '../../shared/io/queue/reconcile-queue.ts';
 import { ingestRouter } from './app.ts';
+import { lazyOwnerLookup } from './lazy-lookup.ts';
 
 export const start: StartFunction = async ({ config, log, app, registry, addProbe }) => {
   const redisUrl = required(config.redisUrl, 'REDIS_URL', 'ingest');
@@ -17,7 +17,10 @@ export const start: StartFunction = async ({ config, log, app, registry, addProb
     names,
     onAdd: () => metrics.adds.inc({ name: names.queue }),
   });
-  const lookup = kubeOwnerLookup(loadKubeConfig(config.kubeconfig));
+  const lookup = lazyOwnerLookup(async () => {
+    const kube = await import('../kube.ts');
+    return kube.kubeOwnerLookup(kube.loadKubeConfig(config.kubeconfig));
+  });
   app.use(
     ingestRouter({
       enqueue: queue.enqueue,

@@ -3,6 +3,8 @@
 //   a child object (resource mode: full object)  -> an owner reference to a RedisCluster,
 //                                                   else the cache.redis.io/cluster label
 //   a child object (ref mode: only a reference)  -> read the live object through `lookup`
+//                                                   (Knative v0.50 sends the object's OWN
+//                                                   reference, never its owner's)
 //                                                   and map it as above; when it is gone
 //                                                   (a delete), every existing RedisCluster
 //                                                   whose name is a '-'-prefix of the child's
@@ -13,17 +15,10 @@
 import { parseEventType, type KubeObjectLike, type ObjectMetaLike } from '../../shared/core/apiserver-events.ts';
 import { GROUP, KIND, LABEL_CLUSTER } from '../../shared/core/api/group.ts';
 import { isValidRef, toKey } from '../../shared/core/resource-key.ts';
+import { CHILD_KINDS } from '../../shared/core/resources/owned-kinds.ts';
 
-/** Kinds knredis creates for a RedisCluster (group/kind; core group is empty). Secrets are left
- * out on purpose: their events would carry passwords, and the reconciler reads them itself. */
-export const childKinds: ReadonlySet<string> = new Set([
-  '/Pod',
-  '/Service',
-  '/ConfigMap',
-  '/PersistentVolumeClaim',
-  'apps/StatefulSet',
-  'policy/PodDisruptionBudget',
-]);
+/** Kinds knredis creates for a RedisCluster (group/kind; core group is empty), from the one table. */
+export const childKinds: ReadonlySet<string> = new Set(CHILD_KINDS.map((k) => `${k.group}/${k.kind}`));
 
 export interface ObjectRef {
   readonly apiVersion: string;
@@ -88,7 +83,8 @@ export async function toKeys(event: EventFields, lookup?: OwnerLookup): Promise<
     return keys.length > 0 ? { keys } : { unrelated: `${data.kind} ${namespace}/${name} belongs to no RedisCluster` };
   }
 
-  // Ref mode: the data is a reference (of the object, or of its controller).
+  // Ref mode: the data is the object's own reference (Knative v0.50's getRef: apiVersion, kind,
+  // name, namespace of the watched object itself), so a child's owner needs the lookup.
   const ref = {
     apiVersion: String(data.apiVersion ?? ''),
     kind: String(data.kind ?? ''),

@@ -3,8 +3,9 @@
 // generated once when the spec names none, and never rewritten by the operator. The pods read
 // the password in force from the operator's record (rotation-record.ts), so a changed Secret is
 // rolled to by a live rotation, not by restarts.
+// A larger spec.storage.size grows the claims and replaces the StatefulSet (volume-growth.ts).
 import { randomBytes } from 'node:crypto';
-import type { KubernetesObject, V1PersistentVolumeClaim } from '@kubernetes/client-node';
+import { ApiException, type KubernetesObject, type V1PersistentVolumeClaim } from '@kubernetes/client-node';
 import { withDefaults } from '../../shared/core/api/defaults.ts';
 import type { RedisCluster } from '../../shared/core/api/v1beta1.ts';
 import type { Observed } from '../../shared/core/reconcile/observed.ts';
@@ -19,13 +20,18 @@ import {
 } from '../../shared/core/resources/objects.ts';
 import { effectiveConfig, renderRedisConf, restartOnly } from '../../shared/core/resources/redis-conf.ts';
 import { desiredStatefulSet } from '../../shared/core/resources/statefulset.ts';
+import type { VolumePlan } from '../../shared/core/resources/volume-growth.ts';
+import { volumePlanOf } from '../../shared/core/reconcile/volumes.ts';
 import type { KubeClient } from '../../shared/io/kube/kube-client.ts';
 import { passwordHash } from '../../shared/io/redis/auth.ts';
+import type { Recorder } from './events.ts';
 import { passwordOf, type AuthRef } from './observe.ts';
 
 export interface ChildrenResult {
   /** Kinds of the objects written this pass (empty when all matched). */
   readonly written: string[];
+  /** While a volume is smaller than spec.storage.size, what is happening (for status). */
+  readonly resizing?: string;
 }
 
 export function ownerOf(cluster: RedisCluster): OwnerCluster {
@@ -74,20 +80,27 @@ export async function applyChildren(
   observed: Observed,
   auth: AuthRef,
   statefulSetReplicas: number,
+  signal?: AbortSignal,
+  events?: Recorder,
 ): Promise<ChildrenResult> {
   const written: string[] = [];
   let password = passwordOf(observed.children.secret, auth.key);
   if (!observed.children.secret && !auth.external) {
     password = randomBytes(24).toString('base64url');
-    await kube.apply(desiredSecret(ownerOf(cluster), password) as KubernetesObject);
+    await kube.apply(desiredSecret(ownerOf(cluster), password) as KubernetesObject, signal);
     written.push('Secret');
   }
   // The pods' password is the one in force; at first it is the wanted one (rotation.ts moves it).
   if (!observed.children.activeSecret && password) {
-    await kube.apply(desiredActiveSecret(ownerOf(cluster), { password, hash: passwordHash(password) }) as never);
+    await kube.apply(
+      desiredActiveSecret(ownerOf(cluster), { password, hash: passwordHash(password) }) as never,
+      signal,
+    );
     written.push('Secret');
   }
   const { configMap, headlessService, clientService, podDisruptionBudget, statefulSet } = observed.children;
+  const volumes = volumePlanOf(withDefaults(cluster.spec), observed);
+  written.push(...(await growVolumes(kube, cluster, volumes, events)));
   const idOf = (o: KubernetesObject) => `${o.kind}/${o.metadata?.name}`;
   const current = new Map(
     [configMap, headlessService, clientService, podDisruptionBudget, statefulSet]
@@ -96,19 +109,71 @@ export async function applyChildren(
   );
   const wanted = desiredChildren(cluster, statefulSetReplicas, statefulSet);
   for (const object of wanted) {
+    if (object.kind === 'StatefulSet' && volumes.statefulSet !== 'apply') continue;
     if (
       current.get(idOf(object))?.metadata?.annotations?.[ANNOTATION_HASH] ===
       object.metadata?.annotations?.[ANNOTATION_HASH]
     )
       continue;
-    await kube.apply(object);
+    await kube.apply(object, signal);
     written.push(object.kind ?? '');
   }
   if (podDisruptionBudget && !wanted.some((o) => o.kind === 'PodDisruptionBudget')) {
-    await kube.delete({ ...podDisruptionBudget, apiVersion: 'policy/v1', kind: 'PodDisruptionBudget' });
+    await kube.delete({ ...podDisruptionBudget, apiVersion: 'policy/v1', kind: 'PodDisruptionBudget' }, {}, signal);
     written.push('PodDisruptionBudget');
   }
-  return { written };
+  return { written, ...(volumes.resizing ? { resizing: volumes.resizing } : {}) };
+}
+
+/**
+ * Raises the claims below the spec, and deletes a StatefulSet whose claim template is smaller,
+ * orphaning its pods (they keep serving; the next pass creates the StatefulSet again).
+ */
+async function growVolumes(
+  kube: KubeClient,
+  cluster: RedisCluster,
+  volumes: VolumePlan,
+  events: Recorder | undefined,
+): Promise<string[]> {
+  const namespace = cluster.metadata.namespace ?? '';
+  const size = withDefaults(cluster.spec).storage.size ?? '1Gi';
+  const written: string[] = [];
+  for (const name of volumes.expand) {
+    try {
+      await kube.apply({
+        apiVersion: 'v1',
+        kind: 'PersistentVolumeClaim',
+        metadata: { name, namespace },
+        spec: { resources: { requests: { storage: size } } },
+      } as KubernetesObject);
+      written.push('PersistentVolumeClaim');
+    } catch (error) {
+      // The StorageClass does not allow expansion (the webhook refuses that growth; a class
+      // changed since): say so, and go on: new claims still get the new size.
+      if (!(error instanceof ApiException) || (error.code !== 403 && error.code !== 422)) throw error;
+      await events?.warning('VolumeExpansionRefused', `cannot grow ${name} to ${size}: ${apiMessage(error)}`);
+    }
+  }
+  if (volumes.expand.length > 0)
+    await events?.normal('ResizingVolumes', `growing ${volumes.expand.length} volume(s) to ${size}`);
+  if (volumes.statefulSet === 'replace') {
+    const name = cluster.metadata.name ?? '';
+    await kube.delete(
+      { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name, namespace } },
+      { propagation: 'Orphan' },
+    );
+    written.push('StatefulSet');
+    await events?.normal(
+      'ReplacingStatefulSet',
+      `recreating StatefulSet ${name} with ${size} volume claims; its pods keep running`,
+    );
+  }
+  return written;
+}
+
+function apiMessage(error: ApiException<unknown>): string {
+  const body = error.body as { message?: string } | string | undefined;
+  return (typeof body === 'object' ? body?.message : body) ?? `HTTP ${error.code}`;
 }
 
 /** The part of a stored claim template that was applied (the API server adds status and defaults). */

@@ -3,13 +3,13 @@
 // a password rotation and the next rolling restart. Each pass starts from a fresh observation (STYLE: many short passes).
 import type { DefaultedSpec } from '../../shared/core/api/defaults.ts';
 import { planCluster } from '../../shared/core/cluster/plan-cluster.ts';
-import type { ClusterPlan } from '../../shared/core/cluster/plan-types.ts';
 import { isSafeToRestart } from '../../shared/core/cluster/restart-safety.ts';
 import { describeStep, type Step } from '../../shared/core/cluster/steps.ts';
-import { myselfOf, type Topology } from '../../shared/core/cluster/topology.ts';
+import { myselfOf } from '../../shared/core/cluster/topology.ts';
 import { toDesiredCluster } from '../../shared/core/reconcile/desired-cluster.ts';
 import type { ObservedClaim, ObservedPod } from '../../shared/core/reconcile/observed.ts';
-import { planRollout, type RolloutDecision } from '../../shared/core/reconcile/rollout.ts';
+import type { EnginePass } from '../../shared/core/reconcile/plan-kube.ts';
+import { planRollout } from '../../shared/core/reconcile/rollout.ts';
 import { effectiveConfig, liveSettable } from '../../shared/core/resources/redis-conf.ts';
 import { podCount } from '../../shared/core/resources/statefulset.ts';
 import type { RotationPlan } from '../../shared/core/reconcile/rotation.ts';
@@ -41,18 +41,15 @@ export interface ClusterPassInput {
   readonly rotation?: PasswordRotation;
 }
 
-export interface ClusterPassResult {
-  readonly plan: ClusterPlan;
-  readonly topology: Topology;
-  readonly applied: readonly Step[];
-  readonly rollout: RolloutDecision;
+export interface ClusterPassResult extends EnginePass {
   readonly rotation?: RotationPlan;
 }
 
-const reasonOf: Record<Step['kind'], string> = {
-  setConfigEpoch: 'Bootstrapping',
+/** The Event each step kind records; none for the bootstrap's epochs and meets (addSlots tells). */
+const reasonOf: Record<Step['kind'], string | undefined> = {
+  setConfigEpoch: undefined,
   addSlots: 'AssigningSlots',
-  meet: 'JoiningNodes',
+  meet: undefined,
   replicate: 'AttachingReplica',
   migrate: 'MigratingSlots',
   closeSlots: 'ClosingSlots',
@@ -81,8 +78,8 @@ export async function runClusterPass(input: ClusterPassInput): Promise<ClusterPa
   for (const step of plan.steps) {
     await applyStep(input.pool, step, guard);
     applied.push(step);
-    if (step.kind !== 'setConfigEpoch' && step.kind !== 'meet')
-      await input.events.normal(reasonOf[step.kind], describeStep(step));
+    const reason = reasonOf[step.kind];
+    if (reason) await input.events.normal(reason, describeStep(step));
   }
   const roleOf = (pod: string) => {
     const view = topology.views.find((v) => v.pod === pod);

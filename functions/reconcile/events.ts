@@ -15,29 +15,34 @@ export function recorder(
   kube: KubeClient,
   cluster: RedisCluster,
   log: Logger,
-  clock: () => Date = () => new Date(),
+  clock: () => number = Date.now,
+  /** The run's signal; none for the error policy, which reports a run the signal stopped. */
+  signal?: AbortSignal,
 ): Recorder {
   const { name = '', namespace = '', uid = '' } = cluster.metadata;
   const emit = async (type: 'Normal' | 'Warning', reason: string, message: string) => {
-    const now = clock().toISOString();
+    const now = new Date(clock()).toISOString();
     const text = message.slice(0, 1024);
     try {
-      await kube.event({
-        name: `${name}.${hashOf({ uid, type, reason, text })}`,
-        namespace,
-        body: {
-          involvedObject: { apiVersion: cluster.apiVersion, kind: cluster.kind, name, namespace, uid },
-          type,
-          reason,
-          message: text,
-          count: 1,
-          firstTimestamp: now,
-          lastTimestamp: now,
-          source: { component: 'knredis' },
-          reportingComponent: 'knredis',
-          reportingInstance: 'knredis',
+      await kube.event(
+        {
+          name: `${name}.${hashOf({ uid, type, reason, text })}`,
+          namespace,
+          body: {
+            involvedObject: { apiVersion: cluster.apiVersion, kind: cluster.kind, name, namespace, uid },
+            type,
+            reason,
+            message: text,
+            count: 1,
+            firstTimestamp: now,
+            lastTimestamp: now,
+            source: { component: 'knredis' },
+            reportingComponent: 'knredis',
+            reportingInstance: 'knredis',
+          },
         },
-      });
+        signal,
+      );
     } catch (error) {
       // An Event is a courtesy; failing to record one never fails the reconcile.
       log.warn({ err: (error as Error).message, reason }, 'could not record event');

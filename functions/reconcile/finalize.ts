@@ -17,31 +17,42 @@ import type { Logger } from '../../shared/io/log.ts';
 import type { Recorder } from './events.ts';
 
 /** The claims knredis created for this cluster: by its labels and by the StatefulSet's claim names. */
-async function ownedClaims(kube: KubeClient, namespace: string, cluster: string): Promise<V1PersistentVolumeClaim[]> {
+async function ownedClaims(
+  kube: KubeClient,
+  namespace: string,
+  cluster: string,
+  signal?: AbortSignal,
+): Promise<V1PersistentVolumeClaim[]> {
   const sts = childNames(cluster).statefulSet;
   // The StatefulSet may be gone already (foreground deletion); its one template is DATA_VOLUME.
-  const existing = await kube.read<V1StatefulSet>('apps/v1', 'StatefulSet', namespace, sts);
+  const existing = await kube.read<V1StatefulSet>('apps/v1', 'StatefulSet', namespace, sts, signal);
   const templates = [
     DATA_VOLUME,
     ...(existing?.spec?.volumeClaimTemplates ?? []).map((t) => t.metadata?.name ?? DATA_VOLUME),
   ];
-  const labelled = await kube.listClaims(namespace, ownedSelector(cluster));
+  const labelled = await kube.listClaims(namespace, ownedSelector(cluster), signal);
   return labelled.filter((claim) => claimOrdinal(templates, sts, claim.metadata?.name ?? '') !== undefined);
 }
 
-export async function finalize(kube: KubeClient, cluster: RedisCluster, events: Recorder, log: Logger): Promise<void> {
+export async function finalize(
+  kube: KubeClient,
+  cluster: RedisCluster,
+  events: Recorder,
+  log: Logger,
+  signal?: AbortSignal,
+): Promise<void> {
   const finalizers = cluster.metadata.finalizers as string[] | undefined;
   if (!finalizers?.includes(FINALIZER)) return;
   const reclaim = withDefaults(cluster.spec).storage.reclaim ?? 'Retain';
   const namespace = cluster.metadata.namespace ?? '';
-  const claims = await ownedClaims(kube, namespace, cluster.metadata.name ?? '');
+  const claims = await ownedClaims(kube, namespace, cluster.metadata.name ?? '', signal);
   if (reclaim === 'Delete') {
     for (const claim of claims)
-      await kube.delete({
-        apiVersion: 'v1',
-        kind: 'PersistentVolumeClaim',
-        metadata: { name: claim.metadata?.name ?? '', namespace },
-      });
+      await kube.delete(
+        { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: claim.metadata?.name ?? '', namespace } },
+        {},
+        signal,
+      );
     if (claims.length > 0)
       await events.normal(
         'DeletedVolumes',
@@ -57,5 +68,6 @@ export async function finalize(kube: KubeClient, cluster: RedisCluster, events: 
   await kube.setFinalizers(
     cluster,
     finalizers.filter((f) => f !== FINALIZER),
+    signal,
   );
 }

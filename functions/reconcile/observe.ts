@@ -1,7 +1,9 @@
 // Observe: everything one pass needs from Kubernetes, as plain data. Reads only; the pods,
-// nodes and children of one RedisCluster, and the auth password (kept out of the result's
-// printable parts: it travels only to the Redis connection).
+// nodes and children of one RedisCluster from the worker's watch-fed cache once it is synced
+// (shared/io/kube/child-cache.ts), else from the API server; the auth password always from the
+// API server (kept out of the result's printable parts: it travels only to the Redis connection).
 import type {
+  KubernetesObject,
   V1ConfigMap,
   V1Node,
   V1PersistentVolumeClaim,
@@ -33,49 +35,73 @@ export function authRefOf(cluster: RedisCluster): AuthRef {
     : { name: childNames(cluster.metadata.name ?? '').generatedSecret, key: PASSWORD_KEY, external: false };
 }
 
-export async function observeChildren(kube: KubeClient, cluster: RedisCluster, now: number): Promise<Observed> {
+export async function observeChildren(
+  kube: KubeClient,
+  cluster: RedisCluster,
+  now: number,
+  signal?: AbortSignal,
+): Promise<Observed> {
   const namespace = cluster.metadata.namespace ?? '';
-  const names = childNames(cluster.metadata.name ?? '');
+  const clusterName = cluster.metadata.name ?? '';
+  const names = childNames(clusterName);
   const auth = authRefOf(cluster);
-  const [
-    statefulSet,
-    configMap,
-    headlessService,
-    clientService,
-    podDisruptionBudget,
-    secret,
-    activeSecret,
-    pods,
-    nodes,
-    claims,
-  ] = await Promise.all([
-    kube.read<V1StatefulSet>('apps/v1', 'StatefulSet', namespace, names.statefulSet),
-    kube.read<V1ConfigMap>('v1', 'ConfigMap', namespace, names.configMap),
-    kube.read<V1Service>('v1', 'Service', namespace, names.headlessService),
-    kube.read<V1Service>('v1', 'Service', namespace, names.clientService),
-    kube.read<V1PodDisruptionBudget>('policy/v1', 'PodDisruptionBudget', namespace, names.podDisruptionBudget),
-    kube.read<V1Secret>('v1', 'Secret', namespace, auth.name),
-    kube.read<V1Secret>('v1', 'Secret', namespace, activeSecretName(cluster.metadata.name ?? '')),
-    // By the labels only knredis' own pods and claims carry: another workload's, with the
-    // recommended labels and a name like ours, must never be restarted, deleted or annotated.
-    kube.listPods(namespace, ownedSelector(cluster.metadata.name ?? '')),
-    kube.listNodes(),
-    kube.listClaims(namespace, ownedSelector(cluster.metadata.name ?? '')),
-  ]);
-  const nodeByName = new Map(nodes.map((n) => [n.metadata?.name ?? '', n]));
+  // The Secret always from the API server (a password is never served stale, nor cached).
+  const secret = kube.read<V1Secret>('v1', 'Secret', namespace, auth.name, signal);
+  const activeSecret = kube.read<V1Secret>('v1', 'Secret', namespace, activeSecretName(clusterName), signal);
+  const cache = kube.cache?.synced ? kube.cache : undefined;
+  const read = <T extends KubernetesObject>(apiVersion: string, kind: string, name: string) =>
+    cache
+      ? Promise.resolve(cache.child<T>(kind, namespace, name))
+      : kube.read<T>(apiVersion, kind, namespace, name, signal);
+  // By the labels only knredis' own pods and claims carry: another workload's, with the
+  // recommended labels and a name like ours, must never be restarted, deleted or annotated.
+  const owned = ownedSelector(clusterName);
+  const [statefulSet, configMap, headlessService, clientService, podDisruptionBudget, pods, claims] = await Promise.all(
+    [
+      read<V1StatefulSet>('apps/v1', 'StatefulSet', names.statefulSet),
+      read<V1ConfigMap>('v1', 'ConfigMap', names.configMap),
+      read<V1Service>('v1', 'Service', names.headlessService),
+      read<V1Service>('v1', 'Service', names.clientService),
+      read<V1PodDisruptionBudget>('policy/v1', 'PodDisruptionBudget', names.podDisruptionBudget),
+      cache ? cache.owned<V1Pod>('Pod', namespace, clusterName) : kube.listPods(namespace, owned, signal),
+      cache
+        ? cache.owned<V1PersistentVolumeClaim>('PersistentVolumeClaim', namespace, clusterName)
+        : kube.listClaims(namespace, owned, signal),
+    ],
+  );
+  // Only the nodes the pods are on; a whole Node list only without the cache.
+  const nodeOf: (name: string) => V1Node | undefined = cache
+    ? (name) => cache.node(name)
+    : (
+        (nodes) => (name: string) =>
+          nodes.get(name)
+      )(new Map((await kube.listNodes(signal)).map((n) => [n.metadata?.name ?? '', n])));
   return {
-    children: { statefulSet, configMap, headlessService, clientService, podDisruptionBudget, secret, activeSecret },
-    pods: pods.flatMap((pod) => toObservedPod(pod, names.statefulSet, nodeByName, now)),
+    children: {
+      statefulSet,
+      configMap,
+      headlessService,
+      clientService,
+      podDisruptionBudget,
+      secret: await secret,
+      activeSecret: await activeSecret,
+    },
+    pods: pods.flatMap((pod) => toObservedPod(pod, names.statefulSet, nodeOf, now)),
     claims: claims.flatMap((claim) => toObservedClaim(claim, names.statefulSet)),
   };
 }
 
-function toObservedPod(pod: V1Pod, statefulSet: string, nodes: Map<string, V1Node>, now: number): ObservedPod[] {
+function toObservedPod(
+  pod: V1Pod,
+  statefulSet: string,
+  nodeOf: (name: string) => V1Node | undefined,
+  now: number,
+): ObservedPod[] {
   const name = pod.metadata?.name ?? '';
   const ordinal = ordinalOf(statefulSet, name);
   if (ordinal === undefined) return [];
   const nodeName = pod.spec?.nodeName;
-  const node = nodeName ? nodes.get(nodeName) : undefined;
+  const node = nodeName ? nodeOf(nodeName) : undefined;
   const zone = node?.metadata?.labels?.['topology.kubernetes.io/zone'];
   const ip = pod.status?.podIP;
   const revision = pod.metadata?.labels?.['controller-revision-hash'];
@@ -118,5 +144,16 @@ function toObservedClaim(claim: V1PersistentVolumeClaim, statefulSet: string): O
   const ordinal = ordinalOf(statefulSet, pod);
   if (ordinal === undefined) return [];
   const nodeId = claim.metadata?.annotations?.[ANNOTATION_NODE_ID];
-  return [{ name, pod, ordinal, ...(nodeId ? { nodeId } : {}) }];
+  const requested = claim.spec?.resources?.requests?.storage;
+  const capacity = claim.status?.capacity?.storage;
+  return [
+    {
+      name,
+      pod,
+      ordinal,
+      ...(nodeId ? { nodeId } : {}),
+      ...(requested ? { requested } : {}),
+      ...(capacity ? { capacity } : {}),
+    },
+  ];
 }

@@ -11,8 +11,10 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import { createHttpApp, sendError } from '../../shared/io/http.ts';
 import type { Logger } from '../../shared/io/log.ts';
 import type { JsonObject } from '../../shared/core/api/json.ts';
+import type { StorageClassInfo } from '../../shared/core/api/validate-spec.ts';
 import {
   admissionScaleTarget,
+  admissionStorageTarget,
   reviewAdmission,
   reviewConversion,
   type HttpReply,
@@ -27,6 +29,11 @@ export interface WebhookAppOptions {
    * subresource carries only replicas, and is checked as the edit it amounts to.
    */
   readonly readCluster: (namespace: string, name: string) => Promise<JsonObject | undefined>;
+  /**
+   * A StorageClass by name ('' = the default class), undefined when there is none: growing
+   * spec.storage.size is refused when the class does not allow volume expansion.
+   */
+  readonly readStorageClass?: (name: string) => Promise<StorageClassInfo | undefined>;
 }
 
 function summary(body: unknown): Record<string, unknown> {
@@ -65,7 +72,12 @@ export function webhookApp(options: WebhookAppOptions): Express {
   route(CONVERT_PATH, reviewConversion);
   route(VALIDATE_PATH, async (body) => {
     const target = admissionScaleTarget(body);
-    return reviewAdmission(body, target && (await options.readCluster(target.namespace, target.name)));
+    const growth = admissionStorageTarget(body);
+    return reviewAdmission(
+      body,
+      target && (await options.readCluster(target.namespace, target.name)),
+      growth && (await options.readStorageClass?.(growth.className)),
+    );
   });
   app.use((_req: Request, res: Response) =>
     sendError(res, 404, 'not-found', `POST ${CONVERT_PATH} (ConversionReview) or ${VALIDATE_PATH} (AdmissionReview)`),

@@ -11,6 +11,7 @@ import { kubeClusterReader, loadKubeConfig } from '../kube.ts';
 import { webhookApp, type WebhookAppOptions } from './app.ts';
 import { readWebhookConfig, type WebhookConfig } from './config.ts';
 import { listenHttps, type HttpsListening } from './server.ts';
+import { storageClassReader } from './storage-class.ts';
 
 export interface WebhookServerSettings extends Omit<WebhookConfig, 'tls'> {
   readonly tls: NonNullable<WebhookConfig['tls']>;
@@ -20,9 +21,15 @@ export async function startWebhookServer(
   config: WebhookServerSettings,
   log: Logger,
   readCluster: WebhookAppOptions['readCluster'],
+  readStorageClass?: WebhookAppOptions['readStorageClass'],
 ): Promise<HttpsListening> {
   const listening = await listenHttps(
-    webhookApp({ maxBodyBytes: config.maxBodyBytes, log, readCluster }),
+    webhookApp({
+      maxBodyBytes: config.maxBodyBytes,
+      log,
+      readCluster,
+      ...(readStorageClass ? { readStorageClass } : {}),
+    }),
     config.tls,
     config.port,
     config.host,
@@ -44,9 +51,15 @@ async function generatedTls(log: Logger): Promise<{ tls: WebhookServerSettings['
 
 export const start: StartFunction = async ({ config: common, log, addProbe, env }) => {
   const config = readWebhookConfig(env);
-  const readCluster = kubeClusterReader(loadKubeConfig(common.kubeconfig));
+  const kc = loadKubeConfig(common.kubeconfig);
+  const readCluster = kubeClusterReader(kc);
   const generated = config.tls ? undefined : await generatedTls(log);
-  const listening = await startWebhookServer({ ...config, tls: config.tls ?? generated!.tls }, log, readCluster);
+  const listening = await startWebhookServer(
+    { ...config, tls: config.tls ?? generated!.tls },
+    log,
+    readCluster,
+    storageClassReader(kc),
+  );
   addProbe({ name: 'webhooks-https', check: async () => listening.server.listening });
   return {
     async close() {

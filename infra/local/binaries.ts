@@ -17,7 +17,11 @@ export async function ensureBinaries(progress: Progress = () => {}): Promise<str
   progress(
     `building the control plane with go build (first time only; this takes a long while — tens of minutes on 2 cores); binaries go to ${binDir()}`,
   );
-  const script = join(localDir, 'build-binaries.sh');
+  return runBuildScript(join(localDir, 'build-binaries.sh'), progress, haveBinaries);
+}
+
+/** Runs a build script that prints its output directory last and its progress on stderr. */
+export function runBuildScript(script: string, progress: Progress, built: (dir: string) => boolean): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn('bash', [script], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -30,7 +34,7 @@ export async function ensureBinaries(progress: Progress = () => {}): Promise<str
     child.once('error', reject);
     child.once('exit', (code) => {
       const dir = stdout.trim().split('\n').pop() ?? '';
-      if (code === 0 && haveBinaries(dir)) resolve(dir);
+      if (code === 0 && built(dir)) resolve(dir);
       else reject(new Error(`${script} failed (exit ${code}):\n${stderr.split('\n').slice(-20).join('\n')}`));
     });
   });

@@ -1,6 +1,13 @@
 // What the environment holds once the API server answers: the default StorageClass `local`
 // (provisioned by the local kubelet), and the kubelet's nodes becoming Ready.
-import { CoreV1Api, KubeConfig, StorageV1Api, type V1Node } from '@kubernetes/client-node';
+import {
+  CoreV1Api,
+  KubeConfig,
+  PatchStrategy,
+  setHeaderOptions,
+  StorageV1Api,
+  type V1Node,
+} from '@kubernetes/client-node';
 import { tail } from './readiness.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -28,10 +35,17 @@ export async function ensureStorageClass(kc: KubeConfig): Promise<void> {
         provisioner: localStorageClass.provisioner,
         volumeBindingMode: 'Immediate',
         reclaimPolicy: 'Delete',
+        // The kubelet's provisioner resizes its volumes (provisioner.ts).
+        allowVolumeExpansion: true,
       },
     });
   } catch (error) {
     if ((error as { code?: number }).code !== 409) throw error;
+    // An environment made before expansion was allowed.
+    await api.patchStorageClass(
+      { name: localStorageClass.name, body: { allowVolumeExpansion: true } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
   }
 }
 

@@ -1,6 +1,9 @@
 // `npm run local:up|down|status`: the local Kubernetes environment from the command line.
-//   up     [--name N] [--nodes N] [--zones a,a,b]   start it (or say it is already up); returns,
-//          it keeps running; --zones gives node i its zone (default round-robin over 3)
+//   up     [--name N] [--nodes N] [--zones a,a,b] [--audit] [--knative]   start it (or say it is
+//          already up); returns, it keeps running; --zones gives node i its zone (default
+//          round-robin over 3); --audit has the API server write logs/audit.log (benchmarks
+//          count requests with it); --knative installs Knative's CRDs and runs its webhooks
+//          (infra/local/knative/)
 //   down   [--name N] [--purge]     stop every process it started; --purge also drops certs and logs
 //   status [--name N] [--json]      where it is; --json prints one JSON object (DESIGN.md contract)
 import { parseArgs } from 'node:util';
@@ -15,6 +18,8 @@ const { positionals, values } = parseArgs({
     zones: { type: 'string', default: '' },
     json: { type: 'boolean', default: false },
     purge: { type: 'boolean', default: false },
+    audit: { type: 'boolean', default: false },
+    knative: { type: 'boolean', default: false },
   },
 });
 const name = values.name;
@@ -33,6 +38,8 @@ async function main(): Promise<void> {
         name,
         nodes,
         zones,
+        audit: values.audit,
+        knative: values.knative,
         progress: (line) => console.log(`  [${elapsed()}] ${line}`),
       });
       console.log(env.alreadyUp ? `'${name}' is already up` : `'${name}' is up after ${elapsed()}`);
@@ -54,7 +61,7 @@ async function main(): Promise<void> {
     }
     default:
       console.error(
-        'usage: tsx infra/local/cli.ts up|down|status [--name N] [--nodes N] [--zones a,b,...] [--json] [--purge]',
+        'usage: tsx infra/local/cli.ts up|down|status [--name N] [--nodes N] [--zones a,b,...] [--knative] [--json] [--purge]',
       );
       process.exitCode = 2;
   }

@@ -10,9 +10,48 @@ export interface Layout {
   certs: Certs;
   ports: Ports;
   kubeconfigs: { controllerManager: string; scheduler: string };
+  /** Write an audit log (benchmarks count API requests with it); off by default. */
+  audit?: boolean;
+  /** --service-cluster-ip-range (default serviceClusterIpRange). */
+  serviceCidr?: string;
+}
+
+/** Where the API server's audit policy and log live in an environment's directory. */
+export function auditPaths(dir: string): { policy: string; log: string } {
+  return { policy: join(dir, 'apiserver', 'audit-policy.yaml'), log: join(dir, 'logs', 'audit.log') };
+}
+
+// One line per request once it is answered (ResponseComplete; watches also log when they
+// start): who, verb, resource, user agent; never a body (Secrets would be in it).
+export const auditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+  - level: Metadata
+`;
+
+function auditFlags(l: Layout): string[] {
+  if (!l.audit) return [];
+  const { policy, log } = auditPaths(l.dir);
+  return [
+    `--audit-policy-file=${policy}`,
+    `--audit-log-path=${log}`,
+    '--audit-log-format=json',
+    '--audit-log-maxsize=500',
+    '--audit-log-maxbackup=1',
+  ];
 }
 
 export const serviceClusterIpRange = '10.0.0.0/24';
+
+/** A Service range on loopback, for webhooks that must be reached through a Service (Knative's
+ * refuse a URL): the API server dials a Service's clusterIP, and a process listening on every
+ * interface answers there. 127.99.X.0/24 for pods in 127.X.0.0/16: inside no pod prefix
+ * (127.100-127.254), and distinct per environment. */
+export function loopbackServiceCidr(podIpPrefix: string): string {
+  const x = podIpPrefix.split('.')[1];
+  return `127.99.${x}.0/24`;
+}
 
 export function etcdCommand(l: Layout): [string, string[]] {
   const client = `http://127.0.0.1:${l.ports.etcd}`;
@@ -73,7 +112,7 @@ export function apiserverCommand(l: Layout): [string, string[]] {
       '--authorization-mode=Node,RBAC',
       // No Endpoints for the `kubernetes` Service: nothing in-cluster reaches 127.0.0.1 of ours.
       '--endpoint-reconciler-type=none',
-      `--service-cluster-ip-range=${serviceClusterIpRange}`,
+      `--service-cluster-ip-range=${l.serviceCidr ?? serviceClusterIpRange}`,
       '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
       `--service-account-key-file=${c.serviceAccount.pub}`,
       `--service-account-signing-key-file=${c.serviceAccount.key}`,
@@ -84,6 +123,7 @@ export function apiserverCommand(l: Layout): [string, string[]] {
       '--allow-privileged=true',
       '--profiling=false',
       '--event-ttl=1h',
+      ...auditFlags(l),
     ],
   ];
 }
@@ -114,7 +154,7 @@ export function controllerManagerCommand(l: Layout): [string, string[]] {
       `--root-ca-file=${c.ca.cert}`,
       `--cluster-signing-cert-file=${c.ca.cert}`,
       `--cluster-signing-key-file=${c.ca.key}`,
-      `--service-cluster-ip-range=${serviceClusterIpRange}`,
+      `--service-cluster-ip-range=${l.serviceCidr ?? serviceClusterIpRange}`,
       // A node whose heartbeat (Lease) is 6s old is NotReady; checked every second.
       '--node-monitor-period=1s',
       '--node-monitor-grace-period=6s',

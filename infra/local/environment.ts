@@ -1,18 +1,22 @@
 // One local Kubernetes environment: etcd, kube-apiserver, kube-controller-manager,
 // kube-scheduler and the local kubelet, detached, on loopback, described by state.json.
 import { existsSync } from 'node:fs';
-import { mkdir, rm, symlink } from 'node:fs/promises';
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ensureBinaries, type Progress } from './binaries.ts';
 import { adminClient, ensureStorageClass, waitForDefaultServiceAccount, waitForNodes } from './bootstrap.ts';
 import { ensureCerts } from './certs.ts';
 import {
   apiserverCommand,
+  auditPaths,
+  auditPolicy,
   controllerManagerCommand,
   etcdCommand,
+  loopbackServiceCidr,
   schedulerCommand,
   type Layout,
 } from './control-plane.ts';
+import { installKnative } from './knative/install.ts';
 import { writeKubeconfig } from './kubeconfig.ts';
 import { envDir, kubeletMain, repoRoot, validateName, versions } from './paths.ts';
 import { allocatePodIpPrefix, allocatePorts, withAllocationLock } from './ports.ts';
@@ -39,6 +43,13 @@ export interface StartOptions {
   progress?: Progress;
   /** Zone of each node (topology.kubernetes.io/zone), e.g. an uneven spread; default round-robin over 3. */
   zones?: readonly string[];
+  /** The API server writes an audit log (control-plane.ts: auditPaths) for benchmarks. */
+  audit?: boolean;
+  /** Services get clusterIPs on loopback (loopbackServiceCidr), so webhooks reached through a
+   * Service can answer; implied by knative. */
+  loopbackServices?: boolean;
+  /** Install Knative (CRDs and both webhooks: infra/local/knative/install.ts) once up. */
+  knative?: boolean;
 }
 
 export async function startEnvironment(options: StartOptions): Promise<Environment> {
@@ -85,14 +96,20 @@ export async function startEnvironment(options: StartOptions): Promise<Environme
       nodes: [],
       processes: {},
     };
+    if (options.loopbackServices || options.knative) state.serviceCidr = loopbackServiceCidr(state.podIpPrefix);
     await writeState(state);
     return { ...state, alreadyUp: false };
   });
-  if (reserved.alreadyUp) return reserved;
   try {
+    if (reserved.alreadyUp) {
+      if (!options.knative) return reserved;
+      return { ...(await installKnative(name, progress)), alreadyUp: true };
+    }
     const { alreadyUp: _, ...state } = reserved;
-    return { ...(await boot(state, nodes, progress, options.zones ?? [])), alreadyUp: false };
+    const booted = await boot(state, nodes, progress, options.zones ?? [], options.audit ?? false);
+    return { ...(options.knative ? await installKnative(name, progress) : booted), alreadyUp: false };
   } catch (error) {
+    if (reserved.alreadyUp) throw error;
     await stopEnvironment(name, { keepLogs: true }).catch(() => {});
     throw error;
   }
@@ -111,7 +128,13 @@ async function prepareDir(name: string, custom?: string): Promise<string> {
   return link;
 }
 
-async function boot(state: EnvState, nodes: number, progress: Progress, zones: readonly string[]): Promise<EnvState> {
+async function boot(
+  state: EnvState,
+  nodes: number,
+  progress: Progress,
+  zones: readonly string[],
+  audit: boolean,
+): Promise<EnvState> {
   const { dir, ports } = state;
   // 2: certificates and kubeconfigs.
   progress('certificates');
@@ -124,6 +147,7 @@ async function boot(state: EnvState, nodes: number, progress: Progress, zones: r
     binDir: state.binDir,
     certs,
     ports,
+    ...(state.serviceCidr ? { serviceCidr: state.serviceCidr } : {}),
     kubeconfigs: {
       controllerManager: await kubeconfig(
         'controller-manager.kubeconfig',
@@ -132,7 +156,12 @@ async function boot(state: EnvState, nodes: number, progress: Progress, zones: r
       ),
       scheduler: await kubeconfig('scheduler.kubeconfig', certs.scheduler, 'system:kube-scheduler'),
     },
+    audit,
   };
+  if (audit) {
+    await mkdir(join(dir, 'apiserver'), { recursive: true });
+    await writeFile(auditPaths(dir).policy, auditPolicy);
+  }
   const kubeletKubeconfig = await kubeconfig('kubelet.kubeconfig', certs.kubelet, 'knredis-kubelet');
   const start = async (component: Component, [command, args]: [string, string[]], cwd?: string) => {
     const log = join(dir, 'logs', `${component}.log`);

@@ -1,9 +1,11 @@
 // The operator as separate processes against a Kubernetes API server, for `npm run dev` and
 // the e2e tests: a persistent queue Redis, webhook certificates and the webhooks process (the
 // CRD and the validating webhook installed pointing at it), `ingest dashboard` in one process,
-// N `reconcile` workers and the built-in event source posting to ingest. Each function process
+// N `reconcile` workers and the built-in event source posting to ingest (or none, for another
+// source such as Knative's ApiServerSource adapter). Each function process
 // is `node --import tsx functions/start.ts NAME...` configured by the environment, exactly as
-// `npm start -- NAME...`. stop() ends everything; so does this process exiting.
+// `npm start -- NAME...`, or with `runs: 'bundle'` the image's `node dist/start.js NAME...`
+// (built by `npm run build`). stop() ends everything; so does this process exiting.
 //
 //   const stack = await startOperatorStack({ kubeconfig, kubectl, dir, workers: 2 });
 //   stack.urls.dashboard; stack.stopWorker(0, 'SIGKILL'); await stack.startWorker(0);
@@ -29,11 +31,17 @@ export interface OperatorStackOptions {
   readonly workers?: number;
   /** More settings for every function process (RESYNC_INTERVAL_MS, LOG_LEVEL, WATCH_NAMESPACE...). */
   readonly extraEnv?: Readonly<Record<string, string>>;
+  /** What the function processes run: the TypeScript sources through tsx (default), or the
+   * bundle in dist/ that the image runs (build it first: `npm run build`). */
+  readonly runs?: 'sources' | 'bundle';
   /** Name of the ValidatingWebhookConfiguration (default knredis-stack-<pid>). */
   readonly webhookConfigurationName?: string;
   /** On SIGINT/SIGTERM/SIGHUP: 'kill' (default) kills the stack at once and exits when nothing
    * else handles the signal; 'none' leaves signals to the caller, who then calls stop(). */
   readonly onSignal?: 'kill' | 'none';
+  /** 'built-in' (default): knredis' own event source posts to ingest. 'none': no event source
+   * is started; another one (Knative's ApiServerSource adapter) posts to urls.ingest. */
+  readonly eventSource?: 'built-in' | 'none';
 }
 
 export interface StackUrls {
@@ -68,7 +76,10 @@ export interface OperatorStack {
   stop(): Promise<void>;
 }
 
-const startScript = join(repoRoot, 'functions', 'start.ts');
+const startArgs = {
+  sources: ['--import', 'tsx', join(repoRoot, 'functions', 'start.ts')],
+  bundle: [join(repoRoot, 'dist', 'start.js')],
+} as const;
 
 function kubectlRunner(path: string, kubeconfig: string): Kubectl {
   return (args, options) =>
@@ -178,7 +189,7 @@ export async function startOperatorStack(options: OperatorStackOptions): Promise
     const proc = spawnStackProcess({
       name,
       command: process.execPath,
-      args: ['--import', 'tsx', startScript, ...functions],
+      args: [...startArgs[options.runs ?? 'sources'], ...functions],
       cwd: repoRoot,
       env: { ...baseEnv, ...env, PORT: String(port) },
       log: join(logsDir, `${name}.log`),
@@ -218,8 +229,10 @@ export async function startOperatorStack(options: OperatorStackOptions): Promise
     const ingest = await front;
     const workers = await Promise.all(workerUrls);
     // 4: the event source last: it sends an add for every object that exists
-    say('starting the event source');
-    await startFunctions('event-source', ['event-source'], { K_SINK: `${ingest}/` });
+    if (options.eventSource !== 'none') {
+      say('starting the event source');
+      await startFunctions('event-source', ['event-source'], { K_SINK: `${ingest}/` });
+    }
     say('operator stack ready');
 
     const logs = () => Object.fromEntries([...running].map(([name, p]) => [name, p.log]));

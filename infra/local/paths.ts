@@ -25,15 +25,17 @@ export interface Versions {
   etcd: string;
 }
 
+/** A setting of versions.env (KUBE_VERSION, ...). */
+export function versionOf(key: string): string {
+  const text = readFileSync(join(localDir, 'versions.env'), 'utf8');
+  const value = new RegExp(`^${key}=(\\S+)`, 'm').exec(text)?.[1];
+  if (!value) throw new Error(`infra/local/versions.env has no ${key}`);
+  return value;
+}
+
 /** KUBE_VERSION and ETCD_VERSION of versions.env, the cache key of the binaries. */
 export function versions(): Versions {
-  const text = readFileSync(join(localDir, 'versions.env'), 'utf8');
-  const read = (key: string) => {
-    const value = new RegExp(`^${key}=(\\S+)`, 'm').exec(text)?.[1];
-    if (!value) throw new Error(`infra/local/versions.env has no ${key}`);
-    return value;
-  };
-  return { kube: read('KUBE_VERSION'), etcd: read('ETCD_VERSION') };
+  return { kube: versionOf('KUBE_VERSION'), etcd: versionOf('ETCD_VERSION') };
 }
 
 export function binDir(v: Versions = versions()): string {

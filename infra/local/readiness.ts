@@ -15,9 +15,16 @@ export interface Probe {
   log: string;
   /** Client certificate and the CA to verify the server; without ca the server is not verified. */
   tls?: { ca?: string; cert?: string; key?: string };
+  /** Request headers (Knative's webhooks answer a probe only with k-kubelet-probe). */
+  headers?: Record<string, string>;
 }
 
-export function get(url: string, tls: Probe['tls'] = {}, timeoutMs = 2000): Promise<{ status: number; body: string }> {
+export function get(
+  url: string,
+  tls: Probe['tls'] = {},
+  timeoutMs = 2000,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const secure = url.startsWith('https:');
     const options = secure
@@ -27,8 +34,9 @@ export function get(url: string, tls: Probe['tls'] = {}, timeoutMs = 2000): Prom
           key: tls.key ? readFileSync(tls.key) : undefined,
           rejectUnauthorized: tls.ca !== undefined,
           timeout: timeoutMs,
+          headers,
         }
-      : { timeout: timeoutMs };
+      : { timeout: timeoutMs, headers };
     const req = (secure ? httpsRequest : httpRequest)(url, options, (res) => {
       let body = '';
       res.setEncoding('utf8');
@@ -63,7 +71,7 @@ export async function waitReady(probe: Probe, timeoutMs = 90_000): Promise<void>
       throw new Error(`${probe.what} exited while starting; see ${probe.log}, which ends with:\n${tail(probe.log)}`);
     }
     try {
-      const res = await get(probe.url, probe.tls);
+      const res = await get(probe.url, probe.tls, 2000, probe.headers);
       if (res.status === 200) return;
       last = `HTTP ${res.status}: ${res.body.slice(0, 500)}`;
     } catch (error) {

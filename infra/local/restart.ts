@@ -7,6 +7,7 @@ import { readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { isRunning, spawnDetached, stopAll } from './processes.ts';
 import { waitReady, type Probe } from './readiness.ts';
+import { webhookProbe } from './knative/webhooks.ts';
 import { readState, writeState, type Component, type EnvState } from './state.ts';
 
 export interface RestartOptions {
@@ -34,6 +35,9 @@ export function healthProbe(state: EnvState, component: Component): Omit<Probe, 
       return { what: component, url: `https://127.0.0.1:${state.ports.scheduler}/healthz`, tls: {} };
     case 'kubelet':
       return { what: component, url: `${state.kubeletControlUrl}/healthz` };
+    case 'eventing-webhook':
+    case 'serving-webhook':
+      return webhookProbe(state, component);
   }
 }
 

@@ -6,7 +6,14 @@ import { join } from 'node:path';
 import { envDir, envsDir } from './paths.ts';
 import { isRunning } from './processes.ts';
 
-export type Component = 'etcd' | 'kube-apiserver' | 'kube-controller-manager' | 'kube-scheduler' | 'kubelet';
+export type Component =
+  | 'etcd'
+  | 'kube-apiserver'
+  | 'kube-controller-manager'
+  | 'kube-scheduler'
+  | 'kubelet'
+  | 'eventing-webhook'
+  | 'serving-webhook';
 
 export interface Ports {
   etcd: number;
@@ -45,6 +52,10 @@ export interface EnvState {
   kubeletControlUrl: string;
   nodes: string[];
   processes: Partial<Record<Component, ProcessRecord>>;
+  /** --service-cluster-ip-range when not the default 10.0.0.0/24 (a loopback range: Knative). */
+  serviceCidr?: string;
+  /** Set once Knative's CRDs and webhooks are installed (infra/local/knative/install.ts). */
+  knative?: { version: string; webhooks: Record<string, { clusterIP: string; port: number }> };
 }
 
 export function statePath(name: string): string {

@@ -23,7 +23,13 @@ export interface StopResult {
   stopped: number[];
 }
 
-const order: Component[][] = [['kubelet'], ['kube-scheduler', 'kube-controller-manager'], ['kube-apiserver'], ['etcd']];
+const order: Component[][] = [
+  ['eventing-webhook', 'serving-webhook'],
+  ['kubelet'],
+  ['kube-scheduler', 'kube-controller-manager'],
+  ['kube-apiserver'],
+  ['etcd'],
+];
 
 function targets(state: EnvState, components: Component[]): Target[] {
   return components.flatMap((c) => {

@@ -5,6 +5,7 @@
 // asks the real API server's authorizer that each identity may do exactly this and no more.
 // When code starts a new call, add it here and run `npx tsx infra/rbac/generate.ts`.
 import { GROUP, PLURAL } from '../../shared/core/api/group.ts';
+import { CHILD_KINDS } from '../../shared/core/resources/owned-kinds.ts';
 
 export const NAMESPACE = 'knredis-system';
 
@@ -35,6 +36,11 @@ export interface Identity {
 // `create` as well as `patch` then (the children are all applied that way).
 const applied = ['get', 'create', 'patch'] as const;
 const kube = 'shared/io/kube/kube-client.ts';
+const cache = 'shared/io/kube/child-cache.ts';
+
+/** Each child kind knredis owns (shared/core/resources/owned-kinds.ts) with these verbs. */
+const onChildren = (verbs: readonly RbacVerb[], usedBy: string): Permission[] =>
+  CHILD_KINDS.map(({ group, plural }) => ({ group, resource: plural, verbs, usedBy }));
 
 export const identities: readonly Identity[] = [
   {
@@ -63,16 +69,21 @@ export const identities: readonly Identity[] = [
       {
         group: 'apps',
         resource: 'statefulsets',
-        verbs: applied,
-        usedBy: 'observe.ts read; finalize.ts read (claim templates); children.ts apply',
+        verbs: [...applied, 'list', 'watch'],
+        usedBy: `observe.ts read (${cache} list + watch); finalize.ts read (claim templates); children.ts apply`,
       },
       {
         group: '',
         resource: 'services',
-        verbs: applied,
-        usedBy: 'observe.ts read (headless and client Service); children.ts apply',
+        verbs: [...applied, 'list', 'watch'],
+        usedBy: `observe.ts read (headless and client Service; ${cache} list + watch); children.ts apply`,
       },
-      { group: '', resource: 'configmaps', verbs: applied, usedBy: 'observe.ts read; children.ts apply (redis.conf)' },
+      {
+        group: '',
+        resource: 'configmaps',
+        verbs: [...applied, 'list', 'watch'],
+        usedBy: `observe.ts read (${cache} list + watch); children.ts apply (redis.conf)`,
+      },
       {
         group: '',
         resource: 'secrets',
@@ -82,22 +93,27 @@ export const identities: readonly Identity[] = [
       {
         group: 'policy',
         resource: 'poddisruptionbudgets',
-        verbs: [...applied, 'delete'],
-        usedBy: 'observe.ts read; children.ts apply, delete when disabled',
+        verbs: [...applied, 'list', 'watch', 'delete'],
+        usedBy: `observe.ts read (${cache} list + watch); children.ts apply, delete when disabled`,
       },
       {
         group: '',
         resource: 'pods',
-        verbs: ['list', 'delete'],
-        usedBy: 'observe.ts listPods; reconcile.ts restartPod (rolling update), force-delete on a lost node',
+        verbs: ['list', 'watch', 'delete'],
+        usedBy: `observe.ts listPods (${cache} list + watch); reconcile.ts restartPod (rolling update), force-delete on a lost node`,
       },
       {
         group: '',
         resource: 'persistentvolumeclaims',
-        verbs: ['list', 'patch', 'delete'],
-        usedBy: 'observe.ts listClaims; reconcile.ts annotate (node id); finalize.ts delete (reclaim: Delete)',
+        verbs: ['list', 'watch', 'patch', 'delete'],
+        usedBy: `observe.ts listClaims (${cache} list + watch); reconcile.ts annotate (node id); finalize.ts delete (reclaim: Delete)`,
       },
-      { group: '', resource: 'nodes', verbs: ['list'], usedBy: 'observe.ts listNodes (zones, lost nodes)' },
+      {
+        group: '',
+        resource: 'nodes',
+        verbs: ['list', 'watch'],
+        usedBy: `observe.ts listNodes without the cache; ${cache} list + watch (zones, lost nodes)`,
+      },
       {
         group: '',
         resource: 'events',
@@ -116,21 +132,7 @@ export const identities: readonly Identity[] = [
         verbs: ['get', 'list'],
         usedBy: 'functions/kube.ts existingClusters, clustersUsingSecret',
       },
-      ...(
-        [
-          ['', 'pods'],
-          ['', 'services'],
-          ['', 'configmaps'],
-          ['', 'persistentvolumeclaims'],
-          ['apps', 'statefulsets'],
-          ['policy', 'poddisruptionbudgets'],
-        ] as const
-      ).map(([group, resource]) => ({
-        group,
-        resource,
-        verbs: ['get'] as const,
-        usedBy: 'functions/kube.ts readMeta (functions/ingest/to-keys.ts childKinds)',
-      })),
+      ...onChildren(['get'], 'functions/kube.ts readMeta (functions/ingest/to-keys.ts childKinds)'),
     ],
   },
   {
@@ -145,21 +147,7 @@ export const identities: readonly Identity[] = [
         verbs: ['list', 'watch'],
         usedBy: 'functions/event-source/watched.ts (sent as references, never their data)',
       },
-      ...(
-        [
-          ['', 'pods'],
-          ['', 'services'],
-          ['', 'configmaps'],
-          ['', 'persistentvolumeclaims'],
-          ['apps', 'statefulsets'],
-          ['policy', 'poddisruptionbudgets'],
-        ] as const
-      ).map(([group, resource]) => ({
-        group,
-        resource,
-        verbs: ['list', 'watch'] as const,
-        usedBy: 'functions/event-source/watched.ts (labelled children)',
-      })),
+      ...onChildren(['list', 'watch'], 'functions/event-source/watched.ts (labelled children)'),
     ],
   },
   {
@@ -171,6 +159,12 @@ export const identities: readonly Identity[] = [
         resource: PLURAL,
         verbs: ['get'],
         usedBy: 'functions/kube.ts kubeClusterReader (a /scale review is checked as the edit it amounts to)',
+      },
+      {
+        group: 'storage.k8s.io',
+        resource: 'storageclasses',
+        verbs: ['get', 'list'],
+        usedBy: 'functions/webhooks/storage-class.ts (growing spec.storage.size needs a class that allows expansion)',
       },
     ],
   },
@@ -188,21 +182,7 @@ export const identities: readonly Identity[] = [
         verbs: ['get', 'list', 'watch'],
         usedBy: 'infra/knative/apiserversource.yaml (knredis-secrets, Reference mode)',
       },
-      ...(
-        [
-          ['', 'pods'],
-          ['', 'services'],
-          ['', 'configmaps'],
-          ['', 'persistentvolumeclaims'],
-          ['apps', 'statefulsets'],
-          ['policy', 'poddisruptionbudgets'],
-        ] as const
-      ).map(([group, resource]) => ({
-        group,
-        resource,
-        verbs: ['get', 'list', 'watch'] as const,
-        usedBy: 'infra/knative/apiserversource.yaml (labelled children)',
-      })),
+      ...onChildren(['get', 'list', 'watch'], 'infra/knative/apiserversource.yaml (labelled children)'),
     ],
   },
 ];

@@ -35,6 +35,12 @@ export const debianPackages = [
   },
   { name: 'chromium', command: 'chromium', why: 'the dashboard is tested in a real browser', for: ['test'] },
   { name: 'iptables', command: 'iptables', why: 'the chaos tests cut traffic on the loopback device', for: ['test'] },
+  {
+    name: 'lua5.1',
+    command: 'lua5.1',
+    why: "the Argo CD health check (infra/argocd) is tested in Lua 5.1, the language of Argo CD's interpreter",
+    for: ['test'],
+  },
 ];
 
 /** Go builds the control plane (infra/local/build-binaries.sh); only needed until it is cached. */

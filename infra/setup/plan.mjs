@@ -15,6 +15,7 @@ import { debianPackages, goHowTo, goNeeded, nodeHowTo } from './needs.mjs';
  * @property {string} [nodeModulesLink]   where node_modules points, when it is a symlink
  * @property {Record<string, boolean>} commands  each needed package's command: on PATH?
  * @property {boolean} binaries           the control plane of versions.env is built
+ * @property {boolean} [knative]          Knative's adapter and webhooks of versions.env are built (test only)
  * @property {string} [go]                `go env GOVERSION` ('go1.26.8'); absent without go
  * @property {boolean} aptGet
  * @property {boolean} root
@@ -24,7 +25,7 @@ import { debianPackages, goHowTo, goNeeded, nodeHowTo } from './needs.mjs';
 
 /**
  * @typedef {object} Action
- * @property {'npm ci' | 'Debian packages' | 'control plane'} step
+ * @property {'npm ci' | 'Debian packages' | 'control plane' | 'Knative'} step
  * @property {string} why
  * @property {string[][]} run            commands, in order
  */
@@ -32,6 +33,7 @@ import { debianPackages, goHowTo, goNeeded, nodeHowTo } from './needs.mjs';
 /** @typedef {{ problems: string[], notes: string[], actions: Action[], inPlace: string[] }} Plan */
 
 export const buildScript = 'infra/local/build-binaries.sh';
+export const knativeBuildScript = 'infra/local/build-knative.sh';
 
 /** '20.19.1' or 'go1.26' -> [20, 19, 1]; missing parts are 0. @param {string} version */
 export function versionParts(version) {
@@ -62,11 +64,15 @@ export function planSetup(facts) {
   } else {
     plan.inPlace.push(`Node ${facts.node}`);
   }
-  if (!facts.binaries && !(facts.go && atLeast(facts.go, goNeeded))) {
+  // The Knative e2e runs Knative's own binaries: `npm test` builds them, `npm run dev` does not.
+  const knativeMissing = facts.purpose === 'test' && facts.knative === false;
+  if ((!facts.binaries || knativeMissing) && !(facts.go && atLeast(facts.go, goNeeded))) {
     const have = facts.go ? `this is ${facts.go}` : 'go is not on PATH';
-    plan.problems.push(
-      `Go >= ${goNeeded} is needed once, to build the control plane (etcd, kube-apiserver, ...) from source; ${have}: ${goHowTo}.`,
-    );
+    const what = [
+      ...(facts.binaries ? [] : ['the control plane (etcd, kube-apiserver, ...)']),
+      ...(knativeMissing ? ["Knative's ApiServerSource adapter and webhooks"] : []),
+    ].join(' and ');
+    plan.problems.push(`Go >= ${goNeeded} is needed once, to build ${what} from source; ${have}: ${goHowTo}.`);
   }
 
   // 2: node_modules. A linked node_modules belongs to another checkout: npm ci would empty it.
@@ -129,6 +135,19 @@ export function planSetup(facts) {
       why: `not built yet for infra/local/versions.env: go build, once (about 26 minutes on 2 cores), then cached`,
       run: [['bash', buildScript]],
     });
+  }
+
+  // 5: Knative's adapter and webhooks (test only), built once per KNATIVE_VERSION.
+  if (facts.purpose === 'test') {
+    if (facts.knative) {
+      plan.inPlace.push('Knative');
+    } else {
+      plan.actions.push({
+        step: 'Knative',
+        why: `not built yet for infra/local/versions.env: go build of Knative's ApiServerSource adapter and webhooks, once (about 15 minutes on 2 cores), then cached`,
+        run: [['bash', knativeBuildScript]],
+      });
+    }
   }
 
   if (plan.problems.length > 0) plan.actions = [];

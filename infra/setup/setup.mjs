@@ -64,12 +64,27 @@ function binariesBuilt() {
   );
 }
 
+/** Knative's adapter, webhooks and config folders, where build-knative.sh puts them. */
+function knativeBuilt() {
+  const env = readFileSync(join(repo, 'infra/local/versions.env'), 'utf8');
+  const version = new RegExp('^KNATIVE_VERSION=(\\S+)', 'm').exec(env)?.[1];
+  const dir = join(cache, `knative-${version}`);
+  return [
+    'bin/apiserver_receive_adapter',
+    'bin/eventing-webhook',
+    'bin/serving-webhook',
+    'config/eventing',
+    'config/serving',
+  ].every((p) => existsSync(join(dir, p)));
+}
+
 /** The facts planSetup decides on; the slow ones (go, sudo) only when they matter. */
 function gatherFacts(/** @type {import('./needs.mjs').Purpose} */ purpose) {
   const pkg = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8'));
   const commands = Object.fromEntries(packagesFor(purpose).map((p) => [p.command, onPath(p.command)]));
   const missing = Object.values(commands).some((present) => !present);
   const binaries = binariesBuilt();
+  const knative = purpose === 'test' ? knativeBuilt() : undefined;
   const root = process.getuid?.() === 0;
   /** @type {import('./plan.mjs').Facts} */
   const facts = {
@@ -79,11 +94,12 @@ function gatherFacts(/** @type {import('./needs.mjs').Purpose} */ purpose) {
     ...nodeModulesState(),
     commands,
     binaries,
+    ...(knative === undefined ? {} : { knative }),
     aptGet: missing && onPath('apt-get'),
     root,
     interactive: Boolean(process.stdin.isTTY),
   };
-  if (!binaries) {
+  if (!binaries || knative === false) {
     const go = spawnSync('go', ['env', 'GOVERSION'], { encoding: 'utf8' });
     if (go.status === 0) facts.go = go.stdout.trim();
   }

@@ -11,7 +11,7 @@
 export type Verb = 'add' | 'update' | 'delete';
 export type EventMode = 'resource' | 'ref';
 
-export const apiServerEventPrefix = 'dev.knative.apiserver.';
+const apiServerEventPrefix = 'dev.knative.apiserver.';
 
 export function eventType(mode: EventMode, verb: Verb): string {
   return `${apiServerEventPrefix}${mode}.${verb}`;

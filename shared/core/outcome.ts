@@ -7,7 +7,21 @@
 // with the per-key capped backoff. Only shared/io/queue maps these onto BullMQ.
 // An outcome may carry a note for people (the dashboard, the job's return value); the queue's
 // decisions never depend on it.
+import { assertNever } from './assert-never.ts';
 import type { RunNote } from './run-note.ts';
+
+// Requeue delays, named by what a pass waits for; the only place delays are numbers.
+/** Steps were just applied: look at their effect soon (the next MIGRATE batch, a failover). */
+export const REQUEUE_AFTER_STEPS_MS = 200;
+/** Gossip carries a MEET to every node within a few cluster-bus heartbeats. */
+export const REQUEUE_GOSSIP_MS = 500;
+/** What settles by itself within a second or so: views agreeing, a replica syncing, pods
+ * starting, a Secret just created. */
+export const REQUEUE_SETTLING_MS = 1_000;
+/** Nothing to do but wait: a failed master's failover, a rolling restart, an unsettled cluster. */
+export const REQUEUE_WAITING_MS = 2_000;
+/** Waiting for a person (a Secret the spec names does not exist): no need to look often. */
+export const REQUEUE_USER_ACTION_MS = 10_000;
 
 export type Outcome = (
   { readonly kind: 'done' } | { readonly kind: 'awaitChange' } | { readonly kind: 'requeueAfter'; readonly ms: number }
@@ -70,5 +84,13 @@ export function isTerminal(error: unknown): error is TerminalError {
 /** The label controller-runtime puts on controller_runtime_reconcile_total. */
 export function resultLabel(outcome: Outcome | 'error'): 'success' | 'requeue_after' | 'error' {
   if (outcome === 'error') return 'error';
-  return outcome.kind === 'requeueAfter' ? 'requeue_after' : 'success';
+  switch (outcome.kind) {
+    case 'done':
+    case 'awaitChange':
+      return 'success';
+    case 'requeueAfter':
+      return 'requeue_after';
+    default:
+      return assertNever(outcome, 'outcome');
+  }
 }

@@ -6,25 +6,27 @@
 //                    by the kubelet, until that pod is back and the cluster in full shape again
 //                    (in the status and in what every Redis node says)
 //   scale-out        3 -> 6 masters with N keys (default 100,000) while a client writes and reads
-//   requests         API requests of one reconcile of the Ready, unchanged 3x1, counted by running
-//                    the reconciler in-process with a RequestCounter (lifecycle-loop.ts)
-// --env NAME (or KNREDIS_BENCH_ENV) uses a running environment; otherwise one is started and stopped.
+//   requests         API requests of one reconcile of the Ready, unchanged 3x1 by the running worker,
+//                    from the API server's audit log (steady-requests.ts)
+// --env NAME (or KNREDIS_BENCH_ENV) uses a running environment started with --audit; otherwise
+// one is started (with the audit log) and stopped. --only steady stops after the requests.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { auditPaths } from '../../infra/local/control-plane.ts';
 import { startEnvironment, stopEnvironment } from '../../infra/local/environment.ts';
 import { startOperatorStack, type OperatorStack } from '../../infra/local/operator-stack.ts';
 import { myselfOf } from '../../shared/core/cluster/topology.ts';
-import { createLogger } from '../../shared/io/log.ts';
 import { NodePool } from '../../shared/io/redis/connection.ts';
 import { observe } from '../../shared/io/redis/observe.ts';
 import { ClusterView, fullShape } from '../e2e/observe.ts';
 import { bulkLoad, ClientLoad, type LoadReport } from '../integration/cluster/client-load.ts';
 import { localEnvironment, type LocalEnvironment } from '../support/local-env.ts';
-import { countedReconcile } from './lifecycle-loop.ts';
+import { AuditLog } from './audit-log.ts';
+import { steadyRequests } from './steady-requests.ts';
 import type { BenchResult } from './table.ts';
 
-const STEADY_PASSES = 10;
+const STEADY_PASSES = 5;
 const seconds = (ms: number) => Math.round(ms / 100) / 10;
 const option = (args: string[], name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -57,13 +59,18 @@ async function redisInShape(view: ClusterView, password: string, masters: number
 
 export default async function lifecycle(args: string[]): Promise<BenchResult> {
   const keys = Number(option(args, '--keys') ?? 100_000);
+  const steadyOnly = option(args, '--only') === 'steady';
   const reuse = option(args, '--env') ?? process.env.KNREDIS_BENCH_ENV;
   const started = reuse ? undefined : `bench-lifecycle-${process.pid}`;
   if (started)
-    await startEnvironment({ name: started, owner: process.pid, progress: (m) => console.error(`local: ${m}`) });
+    await startEnvironment({
+      name: started,
+      owner: process.pid,
+      audit: true,
+      progress: (m) => console.error(`local: ${m}`),
+    });
   // The test support opens a named environment and leaves it running: this bench stops its own.
   process.env.KNREDIS_TEST_ENV = reuse ?? started;
-  const log = createLogger({ level: process.env.KNREDIS_BENCH_LOG ?? 'warn', name: 'bench-lifecycle' });
   const dir = await mkdtemp(join(tmpdir(), 'knredis-bench-lifecycle-'));
   const ns = `bench-lifecycle-${process.pid}`;
   let env: LocalEnvironment | undefined;
@@ -112,21 +119,34 @@ export default async function lifecycle(args: string[]): Promise<BenchResult> {
     await small.until('3x1 in full shape', fullShape(3, 1), 300_000);
     note('apply-to-Ready 3x1 (s)', seconds(performance.now() - t0), '6 pods');
 
-    // 2: what one reconcile of the steady cluster costs the API server
-    const steady = await countedReconcile(env.kubeConfig(), log).run(`${ns}/small`, STEADY_PASSES);
-    note(
-      'API reads per steady reconcile',
-      steady.reads / STEADY_PASSES,
-      `mean of ${STEADY_PASSES} in-process reconciles of the Ready, unchanged 3x1`,
-    );
+    // 2: what one reconcile of the steady cluster costs the API server, as its audit log says
+    const audit = new AuditLog(auditPaths(env.state.dir).log);
+    const steady = await steadyRequests(env, audit, ns, 'small', STEADY_PASSES);
+    note('API reads per steady reconcile', steady.reads, `mean of ${steady.passes} passes of the worker (audit log)`);
     note(
       'API writes per steady reconcile',
-      steady.writes / STEADY_PASSES,
+      steady.writes,
       [...steady.byKind]
-        .filter(([k]) => !/^(get|list) /.test(k))
+        .filter(([k]) => !/^(get|list|watch) /.test(k))
         .map(([k, n]) => `${k}: ${n}`)
         .join(', ') || 'none',
     );
+    const requestsTable = {
+      title: `API requests of one steady reconcile (mean of ${steady.passes}; target: <= 3 reads, 0 writes)`,
+      columns: ['request', 'per reconcile'],
+      rows: [...steady.byKind].sort().map(([k, n]): (string | number)[] => [k, n]),
+    };
+    const summary = () => ({
+      ...Object.fromEntries(rows.map(([what, value]) => [what, value])),
+      steadyReads: steady.reads,
+      steadyWrites: steady.writes,
+    });
+    const lifecycleTable = () => ({
+      title: 'RedisCluster lifecycle, operator as separate processes, local Kubernetes (shared 2-core machine: noisy)',
+      columns: ['figure', 'value', 'detail'],
+      rows,
+    });
+    if (steadyOnly) return { tables: [lifecycleTable(), requestsTable], summary: summary() };
 
     // 3: keys and a client, for the heals and the scale-out
     const password = await small.password();
@@ -222,22 +242,7 @@ export default async function lifecycle(args: string[]): Promise<BenchResult> {
     note('apply-to-Ready 6x1 (s)', seconds(performance.now() - t0), '12 pods');
     await remove(large);
 
-    return {
-      tables: [
-        {
-          title:
-            'RedisCluster lifecycle, operator as separate processes, local Kubernetes (shared 2-core machine: noisy)',
-          columns: ['figure', 'value', 'detail'],
-          rows,
-        },
-        {
-          title: `API requests of one steady reconcile (mean of ${STEADY_PASSES})`,
-          columns: ['request', 'per reconcile'],
-          rows: [...steady.byKind].sort().map(([k, n]) => [k, n / STEADY_PASSES]),
-        },
-      ],
-      summary: Object.fromEntries(rows.map(([what, value]) => [what, value])),
-    };
+    return { tables: [lifecycleTable(), requestsTable], summary: summary() };
   } finally {
     await load?.stop().catch(() => undefined);
     await load?.close().catch(() => undefined);

@@ -12,7 +12,7 @@ import { ClientLoadProcess, type PhaseReport } from './client-load-process.ts';
 import { ClusterHarness } from '../integration/cluster/cluster-harness.ts';
 import { bulkLoad } from '../integration/cluster/client-load.ts';
 import { NodePool } from '../../shared/io/redis/connection.ts';
-import { converge } from '../../shared/io/redis/converge.ts';
+import { converge } from '../support/converge.ts';
 import type { MigrateOptions } from '../../shared/io/redis/migrate-slots.ts';
 import { observe } from '../../shared/io/redis/observe.ts';
 import { requireCommand } from '../support/prerequisites.ts';

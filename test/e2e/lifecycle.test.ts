@@ -5,11 +5,13 @@
 // One cluster goes through creation, scale-out with a killed worker, scale-in, config and
 // version changes, pod and node failures and deletion; a second one shows Retain on delete.
 import { expect } from 'chai';
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { startOperatorStack, type OperatorStack } from '../../infra/local/operator-stack.ts';
+import { repoRoot } from '../../infra/local/paths.ts';
 import type { RedisCluster } from '../../shared/core/api/v1beta1.ts';
 import { NodePool } from '../../shared/io/redis/connection.ts';
 import { observe } from '../../shared/io/redis/observe.ts';
@@ -114,7 +116,10 @@ describe('knredis end to end (functions as separate processes, on the local Kube
     await env.kubectl(['create', 'namespace', ns]);
     dir = await mkdtemp(join(tmpdir(), 'knredis-e2e-'));
     const started = Date.now();
+    // the functions run as the image runs them: the bundle, not the TypeScript sources
+    execFileSync('npm', ['run', '-s', 'build'], { cwd: repoRoot, stdio: 'inherit' });
     stack = await startOperatorStack({
+      runs: 'bundle',
       kubeconfig: env.kubeconfigPath,
       kubectl: env.kubectlPath,
       dir,

@@ -83,7 +83,8 @@ async function open(shape: EnvironmentShape): Promise<LocalEnvironment> {
   await stopOrphans();
   ownName = `test-${process.pid}`;
   killOnExitOrSignal();
-  const state = await startEnvironment({ name: ownName, owner: process.pid, ...shape });
+  // Services on loopback, so the Knative tests can install Knative's webhooks when they run.
+  const state = await startEnvironment({ name: ownName, owner: process.pid, loopbackServices: true, ...shape });
   return toLocal(state);
 }
 

@@ -1,10 +1,9 @@
 // API clients of the local kubelet and the few helpers its parts share: strategic-merge
-// patches, 404/409 recognition, informers that restart themselves after errors.
+// patches, and informers over the shared list-watch loop (404/409 recognition is shared too).
 import {
   CoordinationV1Api,
   CoreV1Api,
   KubeConfig,
-  ListWatch,
   PatchStrategy,
   StorageV1Api,
   Watch,
@@ -12,6 +11,8 @@ import {
   type KubernetesListObject,
   type KubernetesObject,
 } from '@kubernetes/client-node';
+import { startListWatch } from '../../../shared/io/kube/list-watch.ts';
+import { watchClient } from '../../../shared/io/kube/watch-client.ts';
 import type { Logger } from '../../../shared/io/log.ts';
 
 export interface KubeClients {
@@ -35,28 +36,7 @@ export function kubeClients(kubeconfigPath: string): KubeClients {
 export const strategicMerge = setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch);
 export const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
-export function statusCode(err: unknown): number | undefined {
-  const e = err as { code?: unknown; statusCode?: unknown };
-  return typeof e?.code === 'number' ? e.code : typeof e?.statusCode === 'number' ? e.statusCode : undefined;
-}
-
-export const isNotFound = (err: unknown) => statusCode(err) === 404;
-export const isConflict = (err: unknown) => statusCode(err) === 409;
-
-/** A short description of an API error, without request bodies (they may carry secrets). */
-export function describe(err: unknown): string {
-  const code = statusCode(err);
-  const body = (err as { body?: unknown })?.body;
-  const message =
-    typeof body === 'string'
-      ? (JSON.parse(body) as { message?: string }).message
-      : (body as { message?: string } | undefined)?.message;
-  return code !== undefined
-    ? `HTTP ${code}${message ? `: ${message}` : ''}`
-    : err instanceof Error
-      ? err.message
-      : String(err);
-}
+export { isConflict, isNotFound, describeApiError as describe } from '../../../shared/io/kube/errors.ts';
 
 export interface Informed<T extends KubernetesObject> {
   list(): readonly T[];
@@ -65,8 +45,9 @@ export interface Informed<T extends KubernetesObject> {
 }
 
 /**
- * List+watch of `path` (410 Gone relists inside ListWatch); after any other error or an API
- * restart it starts again after a second, until stopped.
+ * List+watch of `path` through the one list-watch loop (shared/io/kube/list-watch.ts: it lists
+ * again after 410 Gone, and backs off after any other error), until stopped. `started`
+ * resolves once the first list is in.
  */
 export function inform<T extends KubernetesObject>(
   clients: KubeClients,
@@ -76,27 +57,27 @@ export function inform<T extends KubernetesObject>(
   onChange: (kind: 'add' | 'update' | 'delete', obj: T) => void,
   fieldSelector?: string,
 ): Informed<T> & { started: Promise<void> } {
-  const informer = new ListWatch<T>(path, new Watch(clients.kc), list, false, undefined, fieldSelector);
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  informer.on('add', (o) => onChange('add', o));
-  informer.on('update', (o) => onChange('update', o));
-  informer.on('delete', (o) => onChange('delete', o));
-  informer.on('error', (err) => {
-    if (stopped) return;
-    log.warn({ path, err: describe(err) }, 'watch failed; restarting');
-    timer = setTimeout(() => {
-      if (!stopped) informer.start().catch(() => undefined);
-    }, 1000);
+  let listed: () => void = () => {};
+  const started = new Promise<void>((resolve) => (listed = resolve));
+  const client = watchClient(
+    new Watch(clients.kc),
+    async () => {
+      const result = await list();
+      listed();
+      return result;
+    },
+    { path, ...(fieldSelector ? { fieldSelector } : {}), timeoutSeconds: 300 + Math.floor(Math.random() * 300) },
+  );
+  const loop = startListWatch({
+    client,
+    onChange: (o, verb) => onChange(verb, o as T),
+    backoff: { baseMs: 200, maxMs: 5_000, jitter: 0.2 },
+    log: log.child({ path }),
   });
   return {
-    started: informer.start(),
-    list: () => informer.list(),
-    get: (name, namespace) => informer.get(name, namespace),
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await informer.stop();
-    },
+    started,
+    list: () => loop.list() as T[],
+    get: (name, namespace) => loop.get(`${namespace ?? ''}/${name}`) as T | undefined,
+    stop: () => loop.stop(),
   };
 }

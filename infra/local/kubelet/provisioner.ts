@@ -1,11 +1,14 @@
 // A tiny dynamic provisioner for StorageClasses whose provisioner is knredis.local/hostpath:
 // a pending claim gets a PersistentVolume (a hostPath under <state>/volumes, claimRef set) for
 // the PV controller to bind; a Released volume with reclaimPolicy Delete is wiped and deleted.
+// It is also the volumes' resizer (what external-resizer does for a CSI driver): a bound claim
+// asking more than its capacity gets it, on the PV and in the claim's status (a directory has
+// no size to grow).
 import { mkdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { V1PersistentVolume, V1PersistentVolumeClaim, V1StorageClass } from '@kubernetes/client-node';
 import type { Logger } from '../../../shared/io/log.ts';
-import { describe, inform, isConflict, isNotFound, type KubeClients } from './kube.ts';
+import { describe, inform, isConflict, isNotFound, mergePatch, type KubeClients } from './kube.ts';
 
 export const provisionerName = 'knredis.local/hostpath';
 
@@ -82,6 +85,7 @@ export class Provisioner {
   }
 
   private async onClaim(claim: V1PersistentVolumeClaim): Promise<void> {
+    if (claim.spec?.volumeName && claim.status?.phase === 'Bound') return this.resize(claim);
     const key = `claim/${claim.metadata?.uid}`;
     if (
       claim.spec?.volumeName ||
@@ -103,6 +107,39 @@ export class Provisioner {
       this.log.info({ claim: `${claim.metadata?.namespace}/${claim.metadata?.name}`, path }, 'volume provisioned');
     } catch (err) {
       if (!isConflict(err)) this.log.warn({ err: describe(err) }, 'provisioning failed');
+    } finally {
+      this.busy.delete(key);
+    }
+  }
+
+  private async resize(claim: V1PersistentVolumeClaim): Promise<void> {
+    const wanted = claim.spec?.resources?.requests?.storage;
+    const key = `resize/${claim.metadata?.uid}`;
+    if (!wanted || wanted === claim.status?.capacity?.storage || this.busy.has(key)) return;
+    const storageClass = await this.storageClass(claim.spec?.storageClassName ?? '');
+    if (storageClass?.provisioner !== provisionerName || !storageClass.allowVolumeExpansion) return;
+    const name = claim.metadata?.name ?? '';
+    const namespace = claim.metadata?.namespace ?? '';
+    this.busy.add(key);
+    try {
+      const capacity = { storage: wanted };
+      await this.clients.core.patchPersistentVolume(
+        { name: claim.spec?.volumeName ?? '', body: { spec: { capacity } } },
+        mergePatch,
+      );
+      await this.clients.core.patchNamespacedPersistentVolumeClaimStatus(
+        {
+          name,
+          namespace,
+          body: {
+            status: { capacity, allocatedResources: capacity, allocatedResourceStatuses: null, conditions: null },
+          },
+        },
+        mergePatch,
+      );
+      this.log.info({ claim: `${namespace}/${name}`, size: wanted }, 'volume resized');
+    } catch (err) {
+      if (!isNotFound(err)) this.log.warn({ err: describe(err) }, 'resizing failed');
     } finally {
       this.busy.delete(key);
     }

@@ -6,7 +6,13 @@ import { ConversionError, MalformedReviewError } from './errors.ts';
 import { API_VERSION_V1ALPHA1, GROUP, V1ALPHA1, V1BETA1 } from './group.ts';
 import { isJsonObject, type JsonObject } from './json.ts';
 import type { RedisCluster } from './v1beta1.ts';
-import { maxMastersRemovedPerStep, scaleInMessage, validateV1beta1 } from './validate-spec.ts';
+import {
+  growsStorage,
+  maxMastersRemovedPerStep,
+  scaleInMessage,
+  validateV1beta1,
+  type StorageClassInfo,
+} from './validate-spec.ts';
 import { emptyVerdict, type Verdict } from './verdict.ts';
 
 export interface AdmissionResponse {
@@ -75,7 +81,23 @@ function alphaScaleInMessage(fromMasters: number, toMasters: number, perShard: n
   );
 }
 
-function check(request: JsonObject, current: JsonObject | undefined): Verdict {
+/**
+ * The StorageClass the caller must read and pass to admit(): that of an UPDATE growing
+ * spec.storage.size ('' for the cluster's default class), else undefined.
+ */
+export function storageGrowthTarget(request: unknown): { namespace: string; className: string } | undefined {
+  if (!isJsonObject(request) || request.operation !== 'UPDATE' || (request.subResource ?? '') !== '') return undefined;
+  const version = isJsonObject(request.resource) ? String(request.resource.version ?? '') : '';
+  if (version !== V1ALPHA1 && version !== V1BETA1) return undefined;
+  try {
+    const growth = growsStorage(asBeta(request.object, version), asBeta(request.oldObject, version));
+    return growth && { namespace: String(request.namespace ?? ''), className: growth.className };
+  } catch {
+    return undefined; // admit() answers what is wrong with the objects
+  }
+}
+
+function check(request: JsonObject, current: JsonObject | undefined, storageClass?: StorageClassInfo): Verdict {
   const resource = isJsonObject(request.resource) ? request.resource : {};
   const version = String(resource.version ?? '');
   if (
@@ -98,23 +120,27 @@ function check(request: JsonObject, current: JsonObject | undefined): Verdict {
   if (request.subResource !== undefined && request.subResource !== '') return emptyVerdict();
   const obj = asBeta(request.object, version);
   const old = request.operation === 'UPDATE' ? asBeta(request.oldObject, version) : undefined;
-  if (version !== V1ALPHA1) return validateV1beta1(obj, old);
+  const storage = storageClass ? { storageClass } : {};
+  if (version !== V1ALPHA1) return validateV1beta1(obj, old, storage);
   const perShard = 1 + (obj.spec.replicasPerMaster ?? 0);
-  return validateV1beta1(obj, old, { scaleInMessage: (from, to) => alphaScaleInMessage(from, to, perShard) });
+  return validateV1beta1(obj, old, {
+    ...storage,
+    scaleInMessage: (from, to) => alphaScaleInMessage(from, to, perShard),
+  });
 }
 
 /**
  * The response to one AdmissionRequest; throws MalformedReviewError when there is no request to
  * answer. `current` is the stored RedisCluster (v1beta1) of a scale review (see scaleTarget).
  */
-export function admit(request: unknown, current?: JsonObject): AdmissionResponse {
+export function admit(request: unknown, current?: JsonObject, storageClass?: StorageClassInfo): AdmissionResponse {
   if (!isJsonObject(request)) throw new MalformedReviewError('request must be an object');
   if (typeof request.uid !== 'string' || request.uid === '')
     throw new MalformedReviewError('request.uid must be a non-empty string');
   const uid = request.uid;
   let verdict: Verdict;
   try {
-    verdict = check(request, current);
+    verdict = check(request, current, storageClass);
   } catch (error) {
     if (error instanceof ConversionError)
       return { uid, allowed: false, status: { code: 422, reason: 'Invalid', message: error.message } };

@@ -105,7 +105,7 @@ function parseAnnotation(annotations: Record<string, string>, key: string): Json
   return value;
 }
 
-export function unevenReplicasMessage(replicas: number, replicasPerMaster: number): string {
+function unevenReplicasMessage(replicas: number, replicasPerMaster: number): string {
   const n = 1 + replicasPerMaster;
   const lower = Math.floor(replicas / n) * n;
   return (
@@ -115,7 +115,7 @@ export function unevenReplicasMessage(replicas: number, replicasPerMaster: numbe
 }
 
 /** The replicasPerMaster a v1alpha1 object carries in its annotation (0 without one). */
-export function replicasPerMasterOf(obj: RedisClusterV1alpha1): number {
+function replicasPerMasterOf(obj: RedisClusterV1alpha1): number {
   const rpm = parseAnnotation(obj.metadata?.annotations ?? {}, ANNOTATION_V1BETA1_SPEC)?.replicasPerMaster ?? 0;
   if (typeof rpm !== 'number' || !Number.isInteger(rpm) || rpm < 0) {
     throw new ConversionError(

@@ -33,10 +33,6 @@ export const LABEL_MANAGED_BY = 'app.kubernetes.io/managed-by';
 export const LABEL_COMPONENT = 'app.kubernetes.io/component';
 /** The RedisCluster a child object belongs to (its name; namespace is the child's). */
 export const LABEL_CLUSTER = `${GROUP}/cluster`;
-/** Index of the shard (0-based) a pod or PVC belongs to. */
-export const LABEL_SHARD = `${GROUP}/shard`;
-/** Role a pod had at its last observation: `master` or `replica`. */
-export const LABEL_ROLE = `${GROUP}/role`;
 export const NAME_VALUE = 'redis-cluster';
 export const MANAGED_BY_VALUE = 'knredis';
 
@@ -53,6 +49,9 @@ export function ownedLabels(clusterName: string): Record<string, string> {
     [LABEL_CLUSTER]: clusterName,
   };
 }
+
+/** What every child knredis labels as managed carries (the watches' label selector). */
+export const MANAGED_SELECTOR = `${LABEL_MANAGED_BY}=${MANAGED_BY_VALUE},${LABEL_CLUSTER}`;
 
 /** ownedLabels as a label selector: what lists of a cluster's pods and claims ask for. */
 export function ownedSelector(clusterName: string): string {

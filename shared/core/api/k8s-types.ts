@@ -87,6 +87,34 @@ export interface TopologySpreadConstraint {
   matchLabelKeys?: string[];
 }
 
+/** corev1.PodSecurityContext, the fields a Redis pod needs (merged over the operator's restricted defaults). */
+export interface PodSecurityContext {
+  runAsUser?: number;
+  runAsGroup?: number;
+  runAsNonRoot?: boolean;
+  fsGroup?: number;
+  fsGroupChangePolicy?: 'Always' | 'OnRootMismatch';
+  supplementalGroups?: number[];
+  seccompProfile?: { type: 'RuntimeDefault' | 'Localhost' | 'Unconfined'; localhostProfile?: string };
+}
+
+export interface KeyRef {
+  name: string;
+  key: string;
+  optional?: boolean;
+}
+
+/** corev1.EnvVar: a value, or a reference to a Secret, a ConfigMap or a field of the pod. */
+export interface EnvVar {
+  name: string;
+  value?: string;
+  valueFrom?: {
+    secretKeyRef?: KeyRef;
+    configMapKeyRef?: KeyRef;
+    fieldRef?: { fieldPath: string; apiVersion?: string };
+  };
+}
+
 /** The part of metav1.ObjectMeta conversion and validation look at; the rest passes through. */
 export interface ObjectMeta {
   name?: string;

@@ -2,7 +2,8 @@
 // ConversionReview (apiextensions.k8s.io/v1) and AdmissionReview (admission.k8s.io/v1).
 // A body that is not a review gets a 400 with a JSON reason; a review whose objects cannot be
 // converted or validated gets a 200 whose response says why (that is what the API server shows).
-import { admit, scaleTarget } from './admission.ts';
+import { admit, scaleTarget, storageGrowthTarget } from './admission.ts';
+import type { StorageClassInfo } from './validate-spec.ts';
 import { convertObject } from './convert.ts';
 import { ConversionError, MalformedReviewError } from './errors.ts';
 import { isJsonObject, type JsonObject } from './json.ts';
@@ -71,10 +72,15 @@ export function admissionScaleTarget(body: unknown): { namespace: string; name: 
   return scaleTarget(isJsonObject(body) ? body.request : undefined);
 }
 
-export function reviewAdmission(body: unknown, current?: JsonObject): HttpReply {
+/** The StorageClass the caller must read and pass to reviewAdmission: that of a growing storage.size. */
+export function admissionStorageTarget(body: unknown): { className: string } | undefined {
+  return storageGrowthTarget(isJsonObject(body) ? body.request : undefined);
+}
+
+export function reviewAdmission(body: unknown, current?: JsonObject, storageClass?: StorageClassInfo): HttpReply {
   const apiVersion = 'admission.k8s.io/v1';
   try {
-    const response = admit(expectReview(body, apiVersion, 'AdmissionReview'), current);
+    const response = admit(expectReview(body, apiVersion, 'AdmissionReview'), current, storageClass);
     return { status: 200, body: { apiVersion, kind: 'AdmissionReview', response } };
   } catch (error) {
     if (error instanceof MalformedReviewError) return badRequest(error.message);

@@ -6,7 +6,7 @@ import { configSchema } from './schema-config.ts';
 import { conditionsSchema, resourcesSchema } from './schema-k8s.ts';
 import { MAX_NODES, MIN_MASTERS, rootSchema } from './schema-v1beta1.ts';
 
-export const specSchemaV1alpha1: SchemaFor<RedisClusterSpecV1alpha1> = {
+const specSchemaV1alpha1: SchemaFor<RedisClusterSpecV1alpha1> = {
   type: 'object',
   description: 'The Redis Cluster the user wants (v1alpha1; v1beta1 has the full API).',
   required: ['replicas'],
@@ -43,7 +43,7 @@ export const specSchemaV1alpha1: SchemaFor<RedisClusterSpecV1alpha1> = {
   ],
 };
 
-export const statusSchemaV1alpha1: SchemaFor<RedisClusterStatusV1alpha1> = {
+const statusSchemaV1alpha1: SchemaFor<RedisClusterStatusV1alpha1> = {
   type: 'object',
   description: 'What the operator last observed.',
   properties: {

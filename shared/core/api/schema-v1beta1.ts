@@ -5,6 +5,7 @@ import { DEFAULT_VERSION, SUPPORTED_VERSIONS, UNSUPPORTED_VERSION_MESSAGE } from
 import type { RedisClusterSpec, RedisClusterStatus } from './v1beta1.ts';
 import type { JSONSchemaProps, SchemaFor } from './schema-types.ts';
 import { configSchema } from './schema-config.ts';
+import { envSchema, podSecurityContextSchema } from './schema-pod.ts';
 import {
   affinitySchema,
   conditionsSchema,
@@ -183,6 +184,13 @@ export const specSchemaV1beta1: SchemaFor<RedisClusterSpec> = {
         },
       },
     },
+    priorityClassName: {
+      type: 'string',
+      maxLength: 253,
+      description: "PriorityClass of the Redis pods, as in a Pod's spec.priorityClassName.",
+    },
+    securityContext: podSecurityContextSchema,
+    env: envSchema,
     paused: {
       type: 'boolean',
       description: 'When true the operator observes and reports status but changes nothing; for maintenance by hand.',
@@ -297,6 +305,7 @@ export const statusSchemaV1beta1: SchemaFor<RedisClusterStatus> = {
             'RollingUpdate',
             'Failover',
             'Heal',
+            'ResizeVolumes',
             'RotatePassword',
           ],
           description: 'What the operator is doing.',

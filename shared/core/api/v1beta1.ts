@@ -4,6 +4,8 @@
 import type {
   Affinity,
   Condition,
+  EnvVar,
+  PodSecurityContext,
   ObjectMeta,
   ResourceRequirements,
   Toleration,
@@ -58,6 +60,11 @@ export interface RedisClusterSpec {
   nodeSelector?: Record<string, string>;
   topologySpreadConstraints?: TopologySpreadConstraint[];
   podDisruptionBudget?: PodDisruptionBudgetSpec;
+  priorityClassName?: string;
+  /** Over the operator's defaults (non-root uid 999, seccomp RuntimeDefault): restricted either way unless changed. */
+  securityContext?: PodSecurityContext;
+  /** Extra environment of the Redis container. */
+  env?: EnvVar[];
   paused?: boolean;
 }
 
@@ -94,6 +101,7 @@ export type OperationType =
   | 'RollingUpdate'
   | 'Failover'
   | 'Heal'
+  | 'ResizeVolumes'
   | 'RotatePassword';
 
 export interface OperationStatus {

@@ -8,6 +8,7 @@ import type { RedisCluster } from './v1beta1.ts';
 import { checkConfig } from './validate-config.ts';
 import { emptyVerdict, type Verdict } from './verdict.ts';
 import { compareVersions } from './versions.ts';
+import { compareQuantities } from '../resources/quantity.ts';
 
 /** Most masters one scale-in step may remove: their slots must fit on the masters that stay. */
 export function maxMastersRemovedPerStep(masters: number): number {
@@ -23,9 +24,24 @@ export function scaleInMessage(field: string, from: number, to: number, unit = '
   );
 }
 
+/** The StorageClass of the volumes, as the webhook read it (absent: unknown). */
+export interface StorageClassInfo {
+  readonly name: string;
+  readonly allowVolumeExpansion: boolean;
+}
+
 export interface ValidateOptions {
   /** Words a too-large scale-in in the request's own version (v1alpha1 counts nodes). */
   scaleInMessage?: (fromMasters: number, toMasters: number) => string | undefined;
+  storageClass?: StorageClassInfo;
+}
+
+/** The StorageClass an UPDATE that grows spec.storage.size needs to know about ('' = the default class). */
+export function growsStorage(obj: RedisCluster, old: RedisCluster): { className: string } | undefined {
+  const size = withDefaults(obj.spec ?? {}).storage;
+  const before = withDefaults(old.spec ?? {}).storage;
+  const order = compareQuantities(size.size, before.size);
+  return order !== undefined && order > 0 ? { className: size.className ?? '' } : undefined;
 }
 
 export function validateV1beta1(
@@ -100,10 +116,16 @@ export function validateV1beta1(
   // 5: storage and credentials
   if (spec.storage.reclaim === 'Delete' && before.storage.reclaim !== 'Delete')
     v.warnings.push('spec.storage.reclaim is Delete: deleting this RedisCluster deletes its data');
-  if (spec.storage.size !== before.storage.size)
-    v.warnings.push(
-      `spec.storage.size: growing to ${spec.storage.size} needs a StorageClass that allows volume expansion`,
+  const growth = growsStorage(obj, old);
+  if (growth && options.storageClass && !options.storageClass.allowVolumeExpansion) {
+    v.denials.push(
+      `spec.storage.size: the volumes cannot grow from ${before.storage.size} to ${spec.storage.size}: StorageClass ${options.storageClass.name} does not allow volume expansion (allowVolumeExpansion is not true); keep ${before.storage.size}, or ask the cluster's administrator to allow expansion on that class`,
     );
+  } else if (growth) {
+    v.warnings.push(
+      `spec.storage.size: growing every volume from ${before.storage.size} to ${spec.storage.size}; the pods keep running`,
+    );
+  }
   if (!jsonEqual(spec.auth?.secretRef, before.auth?.secretRef))
     v.warnings.push('spec.auth.secretRef changed: the password rotates and clients using the old one are refused');
   if (spec.paused && !before.paused)

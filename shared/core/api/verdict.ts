@@ -5,7 +5,3 @@ export interface Verdict {
 }
 
 export const emptyVerdict = (): Verdict => ({ denials: [], warnings: [] });
-
-export function merge(...verdicts: Verdict[]): Verdict {
-  return { denials: verdicts.flatMap((v) => v.denials), warnings: verdicts.flatMap((v) => v.warnings) };
-}

@@ -6,7 +6,7 @@
 export const SUPPORTED_VERSIONS = ['7.0', '7.2', '7.4'] as const;
 export type RedisVersion = (typeof SUPPORTED_VERSIONS)[number];
 export const DEFAULT_VERSION: RedisVersion = '7.0';
-export const OLDEST_VERSION: RedisVersion = SUPPORTED_VERSIONS[0];
+const OLDEST_VERSION: RedisVersion = SUPPORTED_VERSIONS[0];
 
 /** Why spec.version is refused: the supported list, and why nothing older is on it. */
 export const UNSUPPORTED_VERSION_MESSAGE =

@@ -2,7 +2,7 @@
 // knredis-system (port 443), with cert-manager injecting the CA. In the local environment and
 // in tests: a URL on loopback, since the API server runs as a local process, not in a pod.
 export const WEBHOOK_NAMESPACE = 'knredis-system';
-export const WEBHOOK_SERVICE = 'knredis-webhooks';
+const WEBHOOK_SERVICE = 'knredis-webhooks';
 export const WEBHOOK_CERTIFICATE = 'knredis-webhooks';
 export const CONVERT_PATH = '/convert';
 export const VALIDATE_PATH = '/validate';

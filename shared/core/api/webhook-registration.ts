@@ -17,8 +17,8 @@ import {
   type WebhookTarget,
 } from './webhook-client.ts';
 
-export const VALIDATING_WEBHOOK_NAME = `validate.${PLURAL}.${GROUP}`;
-export const VALIDATING_CONFIGURATION_NAME = `knredis-${PLURAL}`;
+const VALIDATING_WEBHOOK_NAME = `validate.${PLURAL}.${GROUP}`;
+const VALIDATING_CONFIGURATION_NAME = `knredis-${PLURAL}`;
 
 export function validatingWebhookConfiguration(
   target: WebhookTarget = inClusterTarget,

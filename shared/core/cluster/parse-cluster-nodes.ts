@@ -4,7 +4,7 @@
 import type { NodeEntry } from './topology.ts';
 import type { SlotRange } from './slots.ts';
 
-export class ClusterNodesParseError extends Error {
+class ClusterNodesParseError extends Error {
   override readonly name = 'ClusterNodesParseError';
 }
 

@@ -1,7 +1,7 @@
 // `INFO replication` and `CLUSTER INFO` text (key:value lines) -> typed records.
 import type { ClusterInfo, ReplicationInfo } from './topology.ts';
 
-export function parseInfoFields(text: string): Map<string, string> {
+function parseInfoFields(text: string): Map<string, string> {
   const fields = new Map<string, string>();
   for (const raw of text.split('\n')) {
     const line = raw.trim();

@@ -7,7 +7,7 @@ export function zoneCount(pods: readonly PodPlacement[]): number {
 }
 
 /** May `replica` serve `master`? Never on the same node; not in the same zone when zones > 1. */
-export function canReplicate(replica: PodPlacement, master: PodPlacement, zones: number): boolean {
+function canReplicate(replica: PodPlacement, master: PodPlacement, zones: number): boolean {
   if (replica.nodeName === master.nodeName) return false;
   return zones <= 1 || (replica.zone ?? '') !== (master.zone ?? '');
 }
@@ -43,7 +43,7 @@ export function chooseMasters(
 
 /** How well a replica is placed: `zone` (another zone, or one zone only), `node` (another node of
  * the same zone: not enough zones), `none` (beside its master: no other seat possible). */
-export type PlacementTier = 'zone' | 'node' | 'none';
+type PlacementTier = 'zone' | 'node' | 'none';
 
 export interface ReplicaCandidate {
   readonly id: string;

@@ -2,6 +2,7 @@
 // and the first that has work returns it, so each plan starts from a fresh observation and
 // holds at most one disruptive step (migrate or failover); every step's preconditions are
 // checked against what was observed, and what steps cannot fix is returned as problems.
+import { REQUEUE_GOSSIP_MS, REQUEUE_SETTLING_MS, REQUEUE_WAITING_MS } from '../outcome.ts';
 import type { DesiredCluster, PlanOptions } from './desired.ts';
 import { isFresh, planBootstrap } from './plan-bootstrap.ts';
 import { toPlanContext, type PlanContext } from './plan-context.ts';
@@ -13,7 +14,7 @@ import { planRebalance } from './plan-rebalance.ts';
 import { planRemoval } from './plan-removal.ts';
 import { planReplicas } from './plan-replicas.ts';
 import { planResume } from './plan-resume.ts';
-import { isBlocking, type ClusterPlan, type Phase } from './plan-types.ts';
+import { isBlocking, type ClusterPlan, type Phase, type Problem } from './plan-types.ts';
 import { isDisruptive, type Step } from './steps.ts';
 import type { Topology } from './topology.ts';
 
@@ -29,10 +30,12 @@ export function planCluster(
   options: ClusterPlanOptions = {},
 ): ClusterPlan {
   const ctx = toPlanContext(desired, observed, now, options);
+  // Each phase returns the problems it found; they add up in phase order.
+  const problems: Problem[] = [];
   for (const u of observed.unreachable) {
     const pod = desired.pods.find((p) => p.name === u.pod);
     if (!pod?.removing)
-      ctx.problems.push({
+      problems.push({
         code: 'NodeUnreachable',
         message: `${u.pod} (${u.address.ip}:${u.address.port}) does not answer: ${u.reason}`,
       });
@@ -41,14 +44,14 @@ export function planCluster(
   const result = (phase: Phase, steps: Step[], message: string, extra: Partial<ClusterPlan> = {}): ClusterPlan => {
     if (steps.filter(isDisruptive).length > 1)
       throw new Error(`plan holds ${steps.filter(isDisruptive).length} disruptive steps`);
-    const converged = steps.length === 0 && !ctx.problems.some(isBlocking) && phase === 'ready';
+    const converged = steps.length === 0 && !problems.some(isBlocking) && phase === 'ready';
     return {
       steps,
-      problems: ctx.problems,
+      problems: problems,
       removable: removal.removable,
       converged,
       progress: { phase, message },
-      requeueAfterMs: converged ? 0 : steps.length > 0 ? 0 : 2_000,
+      requeueAfterMs: converged ? 0 : steps.length > 0 ? 0 : REQUEUE_WAITING_MS,
       ...extra,
     };
   };
@@ -62,18 +65,24 @@ export function planCluster(
   }
   // 2: interrupted migrations come before anything else
   const resume = planResume(ctx);
-  if (resume.length > 0)
-    return result('resuming', resume, `finishing ${ctx.state.openSlots.length} interrupted slot move(s)`);
+  problems.push(...resume.problems);
+  if (resume.steps.length > 0)
+    return result('resuming', resume.steps, `finishing ${ctx.state.openSlots.length} interrupted slot move(s)`);
   // 3: membership: join strangers and moved nodes, forget ghosts
-  const membership = [...planMeet(ctx), ...planForgetGhosts(ctx)];
+  const meet = planMeet(ctx);
+  problems.push(...meet.problems);
+  const membership = [...meet.steps, ...planForgetGhosts(ctx)];
   if (membership.length > 0) return result('joining', membership, 'updating cluster membership');
   // 4: failed masters
   const failures = planFailures(ctx);
-  if (failures === 'wait') return result('waiting', [], 'a master that owns slots is down', { requeueAfterMs: 2_000 });
-  if (failures.length > 0) return result('healing', failures, 'promoting a replica of a failed master');
+  problems.push(...failures.problems);
+  if (failures.steps === 'wait')
+    return result('waiting', [], 'a master that owns slots is down', { requeueAfterMs: REQUEUE_WAITING_MS });
+  if (failures.steps.length > 0) return result('healing', failures.steps, 'promoting a replica of a failed master');
   // 5: uncovered slots (only when nothing can be lost)
   const coverage = planCoverage(ctx);
-  if (coverage.length > 0) return result('healing', coverage, 'assigning uncovered slots');
+  problems.push(...coverage.problems);
+  if (coverage.steps.length > 0) return result('healing', coverage.steps, 'assigning uncovered slots');
   // 6: masters on leaving pods hand their slots to a replica that stays, before any drain
   const handoff = planHandoff(ctx);
   if (handoff === 'wait')
@@ -81,24 +90,29 @@ export function planCluster(
       'removing',
       [],
       'waiting for a synced replica and agreeing views to move a master off a leaving pod',
-      { requeueAfterMs: 1_000 },
+      { requeueAfterMs: REQUEUE_SETTLING_MS },
     );
   if (handoff) return result('removing', [handoff], 'moving a master off a leaving pod');
   // 7: replicas that can attach without disruption
   const replicas = planReplicas(ctx);
+  problems.push(...replicas.problems);
   if (replicas.steps.length > 0)
     return result('replicating', replicas.steps, `attaching ${replicas.steps.length} replica(s)`);
   // 8: rebalance and drain need every pod joined, views that agree and every member healthy
   const outside = desired.pods.filter((p) => !p.removing && !ctx.state.members.some((v) => v.pod === p.name));
   if (outside.length > 0)
-    return result('joining', [], `waiting for ${outside.length} pod(s) to join the cluster`, { requeueAfterMs: 500 });
+    return result('joining', [], `waiting for ${outside.length} pod(s) to join the cluster`, {
+      requeueAfterMs: REQUEUE_GOSSIP_MS,
+    });
   if (ctx.masters.length < desired.masters)
-    ctx.problems.push({
+    problems.push({
       code: 'NotEnoughPods',
       message: `${ctx.masters.length} of ${desired.masters} masters: no empty pod left to make a master`,
     });
   if (!ctx.state.consistent || ctx.state.members.some((v) => v.info.state !== 'ok')) {
-    return result('waiting', [], 'waiting for the nodes to agree on the slot layout', { requeueAfterMs: 1_000 });
+    return result('waiting', [], 'waiting for the nodes to agree on the slot layout', {
+      requeueAfterMs: REQUEUE_SETTLING_MS,
+    });
   }
   const rebalance = planRebalance(ctx, options.maxSlotsPerStep);
   if (rebalance.step) {
@@ -127,12 +141,10 @@ export function planCluster(
     (v) => v.replication.role === 'replica' && (!v.replication.linkUp || v.replication.syncInProgress),
   );
   if (syncing.length > 0)
-    return result('replicating', [], `${syncing.length} replica(s) still syncing`, { requeueAfterMs: 1_000 });
-  return result(
-    'ready',
-    [],
-    ctx.problems.length > 0 ? ctx.problems.map((p) => p.message).join('; ') : 'cluster is ready',
-  );
+    return result('replicating', [], `${syncing.length} replica(s) still syncing`, {
+      requeueAfterMs: REQUEUE_SETTLING_MS,
+    });
+  return result('ready', [], problems.length > 0 ? problems.map((p) => p.message).join('; ') : 'cluster is ready');
 }
 
 export type { PlanContext };

@@ -1,9 +1,8 @@
 // What every planning phase reads: the folded cluster state, who should be master, who is
-// being drained, and the problems found so far.
+// being drained.
 import { defaultPlanOptions, type DesiredCluster, type PlanOptions, type PodPlacement } from './desired.ts';
 import { toClusterState, type ClusterState, type NodeState } from './cluster-state.ts';
 import { chooseMasters } from './placement.ts';
-import type { Problem } from './plan-types.ts';
 import type { Topology } from './topology.ts';
 
 export interface PlanContext {
@@ -16,7 +15,6 @@ export interface PlanContext {
   readonly masters: readonly NodeState[];
   /** Ids that own slots but must give them all away (pod removing, or masters in surplus). */
   readonly drain: ReadonlySet<string>;
-  readonly problems: Problem[];
 }
 
 const byName = (a: PodPlacement | undefined, b: PodPlacement | undefined) =>
@@ -66,7 +64,6 @@ export function toPlanContext(
     state,
     masters,
     drain,
-    problems: [],
   };
 }
 

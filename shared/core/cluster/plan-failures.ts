@@ -8,14 +8,16 @@
 // and its slots stay with the failed node, which may return with its data.
 import { refOf, type ClusterState, type NodeState } from './cluster-state.ts';
 import { nodeLabel, type PlanContext } from './plan-context.ts';
+import type { PhasePlan, Problem } from './plan-types.ts';
 import type { Step } from './steps.ts';
 import { myselfOf } from './topology.ts';
 
-export function planFailures(ctx: PlanContext): Step[] | 'wait' {
+export function planFailures(ctx: PlanContext): PhasePlan<Step[] | 'wait'> {
   const { state, options } = ctx;
+  const problems: Problem[] = [];
   const owners = [...state.nodes.values()].filter((n) => n.slots.length > 0);
   const down = owners.filter((n) => !n.view);
-  if (down.length === 0) return [];
+  if (down.length === 0) return { steps: [], problems };
   const majority = Math.floor(owners.length / 2) + 1;
   const seen = owners.filter((n) => n.view).length;
   for (const master of down) {
@@ -23,7 +25,7 @@ export function planFailures(ctx: PlanContext): Step[] | 'wait' {
       (n) => n.view && n.masterId === master.id && n.role === 'replica',
     );
     if (replicas.length === 0) {
-      ctx.problems.push({
+      problems.push({
         code: 'ShardLost',
         message: `master ${nodeLabel(master)} with ${master.slots.length} slots is down and has no replica; its slots stay assigned to it until it returns`,
         slots: master.slots.length,
@@ -40,7 +42,7 @@ export function planFailures(ctx: PlanContext): Step[] | 'wait' {
             ? 'waiting for Redis to fail over to a replica'
             : undefined;
     if (why !== undefined) {
-      ctx.problems.push({
+      problems.push({
         code: 'ShardDown',
         message: `master ${nodeLabel(master)} does not answer; not failing it over: ${why}`,
         slots: master.slots.length,
@@ -50,26 +52,25 @@ export function planFailures(ctx: PlanContext): Step[] | 'wait' {
     const best = [...replicas].sort(
       (a, b) => (b.view?.replication.offset ?? 0) - (a.view?.replication.offset ?? 0),
     )[0] as NodeState;
-    ctx.problems.push({
+    problems.push({
       code: 'ShardDown',
       message: `master ${nodeLabel(master)} failed and Redis did not fail over; promoting ${nodeLabel(best)}`,
       slots: master.slots.length,
     });
-    return [
-      {
-        kind: 'failover',
-        replica: refOf(best),
-        master: { id: master.id, address: master.address ?? { ip: '', port: 0 } },
-        mode: 'force',
-        reason: 'replica of a master the cluster agreed has failed',
-      },
-    ];
+    const failover: Step = {
+      kind: 'failover',
+      replica: refOf(best),
+      master: { id: master.id, address: master.address ?? { ip: '', port: 0 } },
+      mode: 'force',
+      reason: 'replica of a master the cluster agreed has failed',
+    };
+    return { steps: [failover], problems };
   }
-  return 'wait';
+  return { steps: 'wait', problems };
 }
 
 /** Reachable slot-owning masters whose own view marks `id` FAIL (Redis' agreed failure). */
-export function failVotes(state: ClusterState, id: string): number {
+function failVotes(state: ClusterState, id: string): number {
   return state.members.filter((v) => {
     const me = myselfOf(v);
     return (

@@ -3,13 +3,15 @@
 // address now answers with another id, or no pod has their address and they stayed silent).
 import { refOf } from './cluster-state.ts';
 import type { PlanContext } from './plan-context.ts';
+import type { PhasePlan, Problem } from './plan-types.ts';
 import type { Step } from './steps.ts';
 import { addressKey, myselfOf } from './topology.ts';
 
-export function planMeet(ctx: PlanContext): Step[] {
+export function planMeet(ctx: PlanContext): PhasePlan {
   const { state } = ctx;
   const anchor = state.anchor;
-  if (!anchor) return [];
+  const problems: Problem[] = [];
+  if (!anchor) return { steps: [], problems };
   const steps: Step[] = [];
   for (const stranger of state.strangers) {
     const pod = ctx.desired.pods.find((p) => p.name === stranger.pod);
@@ -26,7 +28,7 @@ export function planMeet(ctx: PlanContext): Step[] {
         return false;
       });
     if (conflict) {
-      ctx.problems.push({
+      problems.push({
         code: 'ConflictingStranger',
         message: `${stranger.pod} is outside the cluster and claims slots the cluster owns; not joining it`,
       });
@@ -64,7 +66,7 @@ export function planMeet(ctx: PlanContext): Step[] {
       reason: `node ${stale.id.slice(0, 8)} moved from ${stale.seenAs.ip} to ${stale.address.ip}`,
     });
   }
-  return steps;
+  return { steps, problems };
 }
 
 export function planForgetGhosts(ctx: PlanContext): Step[] {

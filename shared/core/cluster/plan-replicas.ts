@@ -7,10 +7,16 @@ import { refOf, type NodeState } from './cluster-state.ts';
 import { pairReplicas, zoneCount, type ReplicaCandidate } from './placement.ts';
 import { nodeLabel, type PlanContext } from './plan-context.ts';
 import type { PodPlacement } from './desired.ts';
+import type { Problem } from './plan-types.ts';
 import type { Step } from './steps.ts';
 
-export function planReplicas(ctx: PlanContext): { steps: Step[]; disruptive: Step | undefined } {
+export function planReplicas(ctx: PlanContext): {
+  steps: Step[];
+  disruptive: Step | undefined;
+  problems: Problem[];
+} {
   const { state, desired } = ctx;
+  const problems: Problem[] = [];
   const zones = zoneCount(desired.pods.filter((p) => !p.removing));
   const masterIds = new Set(ctx.masters.map((m) => m.id));
   const masterPods = new Map(ctx.masters.flatMap((m) => (m.pod ? [[m.id, m.pod] as const] : [])));
@@ -40,7 +46,7 @@ export function planReplicas(ctx: PlanContext): { steps: Step[]; disruptive: Ste
         pair.tier === 'node'
           ? 'in the same zone: not enough zones'
           : 'on the same Kubernetes node: no other node has a free pod';
-      ctx.problems.push({
+      problems.push({
         code: 'PlacementRelaxed',
         message: `${nodeLabel(node)} replicates ${nodeLabel(master)} ${why}`,
       });
@@ -70,6 +76,6 @@ export function planReplicas(ctx: PlanContext): { steps: Step[]; disruptive: Ste
   const disruptive = [...moves].sort((a, b) => Number(b.misplaced) - Number(a.misplaced))[0]?.step;
   const short = [...seats.values()].reduce((a, b) => a + b, 0) - pairs.size;
   if (short > 0 && candidates.length === 0 && ctx.state.consistent)
-    ctx.problems.push({ code: 'NotEnoughPods', message: `${short} replica(s) missing and no free pod to use` });
-  return { steps, disruptive };
+    problems.push({ code: 'NotEnoughPods', message: `${short} replica(s) missing and no free pod to use` });
+  return { steps, disruptive, problems };
 }

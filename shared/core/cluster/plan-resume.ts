@@ -10,11 +10,13 @@
 // slot is finished. Several, or an end that does not answer: reported, never guessed.
 import { refOf, type ClusterState, type OpenSlot } from './cluster-state.ts';
 import type { PlanContext } from './plan-context.ts';
+import type { PhasePlan, Problem } from './plan-types.ts';
 import type { SlotMove, Step } from './steps.ts';
 import { myselfOf } from './topology.ts';
 
-export function planResume(ctx: PlanContext): Step[] {
+export function planResume(ctx: PlanContext): PhasePlan {
   const { state } = ctx;
+  const problems: Problem[] = [];
   const moves = new Map<string, { source: string; target: string; slots: number[] }>();
   const closes = new Map<string, number[]>();
   const move = (source: string, target: string, slot: number) => {
@@ -38,7 +40,7 @@ export function planResume(ctx: PlanContext): Step[] {
     );
     const target = [...ends][0];
     if (ends.size > 1 || (target && owner === null)) {
-      ctx.problems.push({
+      problems.push({
         code: 'StrandedKeys',
         message: `slot ${slot} has keys on ${[...ends].map((id) => id.slice(0, 8)).join(', ')} and ${owner ? `is owned by ${owner.slice(0, 8)}` : 'no owner'}: not guessing where it goes`,
         slots: 1,
@@ -47,7 +49,7 @@ export function planResume(ctx: PlanContext): Step[] {
     }
     if (target && owner) {
       if (!state.nodes.get(owner)?.view || !state.nodes.get(target)?.view) {
-        ctx.problems.push({
+        problems.push({
           code: 'OpenSlotBlocked',
           message: `slot ${slot} is half moved from ${owner.slice(0, 8)} to ${target.slice(0, 8)} but one end is not reachable`,
           slots: 1,
@@ -80,7 +82,7 @@ export function planResume(ctx: PlanContext): Step[] {
       reason: "finish an interrupted migration from the slots' current owners",
     });
   }
-  return steps;
+  return { steps, problems };
 }
 
 /** The master of `id`'s shard now: itself, or the master it replicates since a failover. */

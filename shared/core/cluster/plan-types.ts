@@ -24,10 +24,26 @@ export interface Problem {
  * Problems that are reported but do not hold Ready down: a placement preference the pods
  * cannot meet stays unmet for good, so it must not keep the cluster from converging.
  */
-const advisory: ReadonlySet<ProblemCode> = new Set(['PlacementRelaxed']);
+const blocking: Record<ProblemCode, boolean> = {
+  NodeUnreachable: true,
+  ShardDown: true,
+  ShardLost: true,
+  SlotsUncovered: true,
+  OpenSlotBlocked: true,
+  StrandedKeys: true,
+  ConflictingStranger: true,
+  PlacementRelaxed: false,
+  NotEnoughPods: true,
+};
 
 export function isBlocking(problem: Problem): boolean {
-  return !advisory.has(problem.code);
+  return blocking[problem.code];
+}
+
+/** What one planning phase returns: its steps (or 'wait') and what steps cannot fix. */
+export interface PhasePlan<S = Step[]> {
+  readonly steps: S;
+  readonly problems: readonly Problem[];
 }
 
 export type Phase =

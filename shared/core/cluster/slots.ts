@@ -8,10 +8,6 @@ export interface SlotRange {
   readonly end: number;
 }
 
-export function isSlot(n: number): boolean {
-  return Number.isInteger(n) && n >= 0 && n < SLOT_COUNT;
-}
-
 export function countSlots(ranges: readonly SlotRange[]): number {
   return ranges.reduce((sum, r) => sum + (r.end - r.start + 1), 0);
 }

@@ -1,5 +1,6 @@
 // The steps a plan is made of. Each names nodes by id and address so apply() needs no lookup,
 // and says why it exists. `disruptive` steps move data or roles; a plan holds at most one.
+import { assertNever } from '../assert-never.ts';
 import type { Address } from './topology.ts';
 import type { SlotRange } from './slots.ts';
 
@@ -56,10 +57,21 @@ export type Step =
 
 export type StepKind = Step['kind'];
 
-const disruptiveKinds: ReadonlySet<StepKind> = new Set(['migrate', 'failover']);
+/** Steps that move slots or roles: at most one per plan. */
+const disruptive: Record<StepKind, boolean> = {
+  setConfigEpoch: false,
+  addSlots: false,
+  meet: false,
+  replicate: false,
+  migrate: true,
+  closeSlots: false,
+  forget: false,
+  reset: false,
+  failover: true,
+};
 
 export function isDisruptive(step: Step): boolean {
-  return disruptiveKinds.has(step.kind);
+  return disruptive[step.kind];
 }
 
 /** A short human line for logs and Events (never carries secrets: steps hold none). */
@@ -83,6 +95,8 @@ export function describeStep(step: Step): string {
       return `reset ${label(step.node)}: ${step.reason}`;
     case 'failover':
       return `${step.mode} failover of ${label(step.master)} to ${label(step.replica)}: ${step.reason}`;
+    default:
+      return assertNever(step);
   }
 }
 

@@ -1,5 +1,5 @@
 // The observed topology: what each reachable pod's Redis says about the cluster, as plain data.
-// Built by shared/io/redis/observe.ts from CLUSTER NODES, CLUSTER INFO, CLUSTER SHARDS and
+// Built by shared/io/redis/observe.ts from CLUSTER NODES, CLUSTER INFO and
 // INFO replication; read by the pure planner.
 import type { SlotRange } from './slots.ts';
 

@@ -36,6 +36,9 @@ export interface ObservedClaim {
   readonly pod: string;
   readonly ordinal: number;
   readonly nodeId?: string;
+  /** spec.resources.requests.storage and status.capacity.storage (volume growth). */
+  readonly requested?: string;
+  readonly capacity?: string;
 }
 
 export interface Observed {

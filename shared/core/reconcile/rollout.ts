@@ -40,3 +40,13 @@ export function planRollout(input: RolloutInput): RolloutDecision {
   const first = byOrdinalDesc[0] as ObservedPod;
   return { kind: 'restart', pod: first.name, role: 'master', outdated: n };
 }
+
+/** The StatefulSet's update revision, once its controller has seen the latest spec. */
+export function updateRevisionOf(
+  sts:
+    | { metadata?: { generation?: number }; status?: { observedGeneration?: number; updateRevision?: string } }
+    | undefined,
+): string | undefined {
+  if (!sts?.status || sts.status.observedGeneration !== sts.metadata?.generation) return undefined;
+  return sts.status.updateRevision;
+}

@@ -5,7 +5,8 @@
 import type { Condition } from '../api/k8s-types.ts';
 import type { OperationType, Phase, RedisClusterStatus, ShardStatus } from '../api/v1beta1.ts';
 import { podSelector, SLOT_COUNT } from '../api/group.ts';
-import { isBlocking, type ClusterPlan } from '../cluster/plan-types.ts';
+import { assertNever } from '../assert-never.ts';
+import { isBlocking, type ClusterPlan, type Phase as PlanPhase } from '../cluster/plan-types.ts';
 import { myselfOf, type Topology } from '../cluster/topology.ts';
 import type { ObservedPod } from './observed.ts';
 
@@ -45,7 +46,7 @@ export function computeStatus(input: StatusInput): RedisClusterStatus {
     condition(
       'Ready',
       converged,
-      converged ? 'ClusterReady' : input.paused ? 'Paused' : operation ? 'OperationInProgress' : 'NotReady',
+      readyReason(converged, input.paused, !!operation),
       converged
         ? `all ${input.expectedPods} nodes ready, ${SLOT_COUNT} slots covered`
         : readinessMessage(input, readyNodes, slotsCovered),
@@ -53,7 +54,7 @@ export function computeStatus(input: StatusInput): RedisClusterStatus {
     condition(
       'Progressing',
       !!operation && !input.paused,
-      operation ? operationReason(operation.type) : input.paused ? 'Paused' : 'Idle',
+      operation ? operationReason[operation.type] : input.paused ? 'Paused' : 'Idle',
       operation?.progress ?? (input.paused ? 'reconciliation is paused (spec.paused)' : 'no operation in progress'),
     ),
     condition(
@@ -64,19 +65,7 @@ export function computeStatus(input: StatusInput): RedisClusterStatus {
     ),
   ].map((c) => keepTransition(c, input.previous?.conditions, input.now, input.generation));
 
-  const phase: Phase = input.paused
-    ? 'Paused'
-    : converged
-      ? 'Running'
-      : (degraded.length > 0 || !!input.error) && everReady
-        ? 'Degraded'
-        : !everReady
-          ? 'Creating'
-          : operation?.type === 'RollingUpdate'
-            ? 'Updating'
-            : operation && ['ScaleOut', 'ScaleIn', 'AddReplicas', 'RemoveReplicas'].includes(operation.type)
-              ? 'Scaling'
-              : 'Running';
+  const phase = phaseOf(input.paused, converged, degraded.length > 0 || !!input.error, everReady, operation?.type);
   const master = shards.find((s) => s.master?.pod)?.master?.pod;
   return {
     observedGeneration: input.generation,
@@ -93,12 +82,59 @@ export function computeStatus(input: StatusInput): RedisClusterStatus {
   };
 }
 
+function readyReason(converged: boolean, paused: boolean, busy: boolean): string {
+  if (converged) return 'ClusterReady';
+  if (paused) return 'Paused';
+  return busy ? 'OperationInProgress' : 'NotReady';
+}
+
+/** The phase during an operation on a cluster that was formed and shows no problem. */
+const phaseDuring: Record<OperationType, Phase> = {
+  Create: 'Running',
+  ScaleOut: 'Scaling',
+  ScaleIn: 'Scaling',
+  AddReplicas: 'Scaling',
+  RemoveReplicas: 'Scaling',
+  RollingUpdate: 'Updating',
+  Failover: 'Running',
+  Heal: 'Running',
+  ResizeVolumes: 'Updating',
+  RotatePassword: 'Updating',
+};
+
+function phaseOf(
+  paused: boolean,
+  converged: boolean,
+  failing: boolean,
+  everReady: boolean,
+  operation: OperationType | undefined,
+): Phase {
+  if (paused) return 'Paused';
+  if (converged) return 'Running';
+  if (!everReady) return 'Creating';
+  if (failing) return 'Degraded';
+  return operation ? phaseDuring[operation] : 'Running';
+}
+
+/** The phases only a cluster that was formed takes. */
+const formedPhase: Record<Phase, boolean> = {
+  Pending: false,
+  Creating: false,
+  Running: true,
+  Scaling: true,
+  Updating: true,
+  Degraded: true,
+  Failed: false,
+  Paused: false,
+  Deleting: false,
+};
+
 /** The cluster was Ready once: only such a cluster takes these phases, so later passes of a
  * scale-out, a rolling update or a failure (Ready False by then) still know it. */
 export function wasFormed(previous: RedisClusterStatus | undefined): boolean {
   return (
     !!previous?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ||
-    ['Running', 'Scaling', 'Updating', 'Degraded'].includes(previous?.phase ?? '')
+    (previous?.phase !== undefined && formedPhase[previous.phase])
   );
 }
 
@@ -110,22 +146,10 @@ export function podsActivityType(previous: RedisClusterStatus | undefined, maste
 
 function operationOf(input: StatusInput): RedisClusterStatus['operation'] {
   const p = input.plan?.progress;
-  const fromPlan: { type: OperationType; message: string } | undefined =
+  const fromPlan =
     !p || p.phase === 'ready'
       ? undefined
-      : {
-          type:
-            p.phase === 'bootstrapping' || (p.phase === 'waiting' && !input.previous?.shards?.length)
-              ? 'Create'
-              : p.phase === 'migrating'
-                ? 'ScaleOut'
-                : p.phase === 'removing'
-                  ? 'ScaleIn'
-                  : p.phase === 'replicating'
-                    ? 'AddReplicas'
-                    : 'Heal',
-          message: migrationMessage(input, p.message, p.slotsToMove),
-        };
+      : { type: operationOfPhase(p.phase, input.previous), message: migrationMessage(input, p.message, p.slotsToMove) };
   const current = input.activity ?? fromPlan;
   if (!current) return undefined;
   const previous = input.previous?.operation;
@@ -136,6 +160,28 @@ function operationOf(input: StatusInput): RedisClusterStatus['operation'] {
   };
 }
 
+/** The operation a busy plan phase is part of (waiting, before any shard exists, is still Create). */
+function operationOfPhase(phase: Exclude<PlanPhase, 'ready'>, previous: RedisClusterStatus | undefined): OperationType {
+  switch (phase) {
+    case 'bootstrapping':
+      return 'Create';
+    case 'waiting':
+      return previous?.shards?.length ? 'Heal' : 'Create';
+    case 'migrating':
+      return 'ScaleOut';
+    case 'removing':
+      return 'ScaleIn';
+    case 'replicating':
+      return 'AddReplicas';
+    case 'joining':
+    case 'resuming':
+    case 'healing':
+      return 'Heal';
+    default:
+      return assertNever(phase, 'plan phase');
+  }
+}
+
 /** "migrating slots: 1200/5461": moved so far of the most seen to move in this operation. */
 function migrationMessage(input: StatusInput, message: string, toMove: number | undefined): string {
   if (toMove === undefined) return message;
@@ -144,19 +190,18 @@ function migrationMessage(input: StatusInput, message: string, toMove: number | 
   return `migrating slots: ${total - toMove}/${total}`;
 }
 
-function operationReason(type: OperationType): string {
-  return {
-    Create: 'Creating',
-    ScaleOut: 'ScalingOut',
-    ScaleIn: 'ScalingIn',
-    AddReplicas: 'AddingReplicas',
-    RemoveReplicas: 'RemovingReplicas',
-    RollingUpdate: 'RollingUpdate',
-    Failover: 'FailingOver',
-    Heal: 'Healing',
-    RotatePassword: 'RotatingPassword',
-  }[type];
-}
+const operationReason: Record<OperationType, string> = {
+  Create: 'Creating',
+  ScaleOut: 'ScalingOut',
+  ScaleIn: 'ScalingIn',
+  AddReplicas: 'AddingReplicas',
+  RemoveReplicas: 'RemovingReplicas',
+  RollingUpdate: 'RollingUpdate',
+  Failover: 'FailingOver',
+  Heal: 'Healing',
+  ResizeVolumes: 'ResizingVolumes',
+  RotatePassword: 'RotatingPassword',
+};
 
 function readinessMessage(input: StatusInput, readyNodes: number, slots: number): string {
   if (input.paused) return 'reconciliation is paused (spec.paused)';
@@ -231,4 +276,29 @@ export function pausedStatus(
   );
   const { operation: _operation, ...rest } = previous ?? {};
   return { ...rest, observedGeneration: generation, phase: 'Paused', conditions: [...kept, progressing] };
+}
+
+/**
+ * A pass that failed (the error policy): what was last seen stays, Degraded says why, and a
+ * cluster that was formed shows the Degraded phase. The next pass that gets through
+ * recomputes everything.
+ */
+export function failedStatus(
+  previous: RedisClusterStatus | undefined,
+  generation: number,
+  message: string,
+  now: string,
+): RedisClusterStatus {
+  const degraded = keepTransition(
+    condition('Degraded', true, 'ReconcileError', message),
+    previous?.conditions,
+    now,
+    generation,
+  );
+  const kept = (previous?.conditions ?? []).filter((c) => c.type !== 'Degraded');
+  return {
+    ...previous,
+    phase: wasFormed(previous) ? 'Degraded' : (previous?.phase ?? 'Creating'),
+    conditions: [...kept, degraded],
+  };
 }

@@ -9,6 +9,15 @@ export const DATA_PATH = '/data';
 export const CONFIG_PATH = '/etc/redis';
 export const CONFIG_FILE = 'redis.conf';
 export const PASSWORD_KEY = 'password';
+/** The Secret's password key mounted as a file: no password in an argument or redis.conf. */
+export const AUTH_VOLUME = 'auth';
+export const AUTH_PATH = '/etc/redis-auth';
+export const AUTH_FILE = 'password';
+/** Writable scratch (the root filesystem is read-only): the auth settings generated at start. */
+export const RUN_VOLUME = 'run';
+export const RUN_PATH = '/run/redis';
+/** The redis user of the official image: the pods run as it, never as root. */
+export const REDIS_UID = 999;
 /** The finalizer that lets the operator clean up before the RedisCluster goes. */
 export const FINALIZER = 'cache.redis.io/finalizer';
 /** The field manager of every server-side apply. */

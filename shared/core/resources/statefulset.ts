@@ -17,15 +17,21 @@ import {
   selectorLabels,
   type OwnerCluster,
 } from './meta.ts';
+import { redisStartScript } from './redis-command.ts';
 import {
+  AUTH_FILE,
+  AUTH_PATH,
+  AUTH_VOLUME,
   BUS_PORT,
   CLIENT_PORT,
-  CONFIG_FILE,
   CONFIG_PATH,
   CONFIG_VOLUME,
   DATA_PATH,
   DATA_VOLUME,
   REDIS_CONTAINER,
+  REDIS_UID,
+  RUN_PATH,
+  RUN_VOLUME,
   childNames,
 } from './names.ts';
 
@@ -40,7 +46,7 @@ export interface StatefulSetInput {
   readonly replicas: number;
   /**
    * The claim templates of the StatefulSet that exists: they are immutable, so they are kept
-   * as they are (a larger spec.storage.size reaches new claims only; see the status warning).
+   * as they are (a larger spec.storage.size replaces the StatefulSet: volume-growth.ts).
    */
   readonly existingClaimTemplates?: readonly V1PersistentVolumeClaim[];
 }
@@ -59,7 +65,19 @@ export function desiredStatefulSet(input: StatefulSetInput): V1StatefulSet {
   const names = childNames(name);
   const image = imageOf(spec);
   const labels = childLabels(name, 'redis');
-  const restartHash = hashOf({ image, config: input.restartConfigHash, auth: input.auth });
+  // Pod settings apply only to new pods (updates are OnDelete): a change rolls the pods. Absent
+  // ones leave the hash of clusters that never set them as it was.
+  const podSettings = {
+    priorityClassName: spec.priorityClassName,
+    securityContext: spec.securityContext,
+    env: spec.env,
+  };
+  const restartHash = hashOf({
+    image,
+    config: input.restartConfigHash,
+    auth: input.auth,
+    ...(Object.values(podSettings).some((v) => v !== undefined) ? { pod: podSettings } : {}),
+  });
   const secretEnv = (envName: string) => ({
     name: envName,
     valueFrom: { secretKeyRef: { name: input.auth.name, key: input.auth.key } },
@@ -105,35 +123,23 @@ export function desiredStatefulSet(input: StatefulSetInput): V1StatefulSet {
               ],
             },
           },
+          ...(spec.priorityClassName ? { priorityClassName: spec.priorityClassName } : {}),
+          securityContext: { ...RESTRICTED_POD, ...spec.securityContext },
           terminationGracePeriodSeconds: 30,
           containers: [
             {
               name: REDIS_CONTAINER,
               image,
               ...(spec.imagePullPolicy ? { imagePullPolicy: spec.imagePullPolicy } : {}),
-              command: ['redis-server', `${CONFIG_PATH}/${CONFIG_FILE}`],
-              // Paths and addresses are arguments, not file content; the password comes from
-              // the environment (Redis hides its arguments from the process title).
-              args: [
-                '--port',
-                String(CLIENT_PORT),
-                '--dir',
-                DATA_PATH,
-                '--cluster-config-file',
-                `${DATA_PATH}/nodes.conf`,
-                '--cluster-announce-ip',
-                '$(POD_IP)',
-                '--requirepass',
-                '$(REDIS_PASSWORD)',
-                '--masterauth',
-                '$(REDIS_PASSWORD)',
-              ],
+              // No password on a command line: the start script reads it from the mounted Secret.
+              command: ['sh', '-c', redisStartScript()],
               env: [
                 { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
-                secretEnv('REDIS_PASSWORD'),
                 // redis-cli reads its password from here, so probes keep it off the command line.
                 secretEnv('REDISCLI_AUTH'),
+                ...((spec.env ?? []) as V1EnvVar[]),
               ],
+              securityContext: RESTRICTED_CONTAINER,
               ports: [
                 { name: 'redis', containerPort: CLIENT_PORT },
                 { name: 'bus', containerPort: BUS_PORT },
@@ -157,12 +163,25 @@ export function desiredStatefulSet(input: StatefulSetInput): V1StatefulSet {
               },
               volumeMounts: [
                 { name: DATA_VOLUME, mountPath: DATA_PATH },
-                { name: CONFIG_VOLUME, mountPath: CONFIG_PATH },
+                { name: CONFIG_VOLUME, mountPath: CONFIG_PATH, readOnly: true },
+                { name: AUTH_VOLUME, mountPath: AUTH_PATH, readOnly: true },
+                { name: RUN_VOLUME, mountPath: RUN_PATH },
               ],
             },
             ...exporterContainers(spec, secretEnv),
           ],
-          volumes: [{ name: CONFIG_VOLUME, configMap: { name: names.configMap } }],
+          volumes: [
+            { name: CONFIG_VOLUME, configMap: { name: names.configMap } },
+            {
+              name: AUTH_VOLUME,
+              secret: {
+                secretName: input.auth.name,
+                items: [{ key: input.auth.key, path: AUTH_FILE }],
+                defaultMode: 0o440,
+              },
+            },
+            { name: RUN_VOLUME, emptyDir: { medium: 'Memory', sizeLimit: '1Mi' as never } },
+          ],
         },
       },
       volumeClaimTemplates: input.existingClaimTemplates
@@ -193,7 +212,22 @@ export function withHash<T extends { metadata?: { name?: string; annotations?: R
   };
 }
 
-export const EXPORTER_IMAGE = 'oliver006/redis_exporter:v1.62.0';
+/** What the `restricted` Pod Security Standard asks of a pod; spec.securityContext goes over it. */
+const RESTRICTED_POD = {
+  runAsNonRoot: true,
+  runAsUser: REDIS_UID,
+  runAsGroup: REDIS_UID,
+  fsGroup: REDIS_UID,
+  fsGroupChangePolicy: 'OnRootMismatch',
+  seccompProfile: { type: 'RuntimeDefault' },
+} as const;
+const RESTRICTED_CONTAINER = {
+  allowPrivilegeEscalation: false,
+  readOnlyRootFilesystem: true,
+  capabilities: { drop: ['ALL'] },
+};
+
+const EXPORTER_IMAGE = 'oliver006/redis_exporter:v1.62.0';
 export const EXPORTER_PORT = 9121;
 
 /** The Prometheus exporter sidecar (spec.exporter.enabled): port `metrics`, for a ServiceMonitor. */
@@ -209,6 +243,7 @@ function exporterContainers(spec: DefaultedSpec, secretEnv: (name: string) => V1
         { name: 'REDIS_EXPORTER_IS_CLUSTER', value: 'true' },
       ],
       ports: [{ name: 'metrics', containerPort: EXPORTER_PORT }],
+      securityContext: RESTRICTED_CONTAINER,
       ...(spec.exporter.resources ? { resources: spec.exporter.resources as never } : {}),
       readinessProbe: { tcpSocket: { port: EXPORTER_PORT as never }, periodSeconds: 10 },
     },

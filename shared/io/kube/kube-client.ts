@@ -3,12 +3,16 @@
 // counts every request by verb, so a test can prove a steady cluster costs no writes.
 // Adapters translate at the boundary: 404 on delete is success, 409 is a ConflictError.
 import {
-  ApiException,
   CoreV1Api,
+  createConfiguration,
   CustomObjectsApi,
   KubernetesObjectApi,
+  Observable,
   PatchStrategy,
+  ServerConfiguration,
   setHeaderOptions,
+  type Configuration,
+  type ConfigurationOptions,
   type KubeConfig,
   type KubernetesObject,
   type V1Node,
@@ -19,6 +23,8 @@ import { GROUP, PLURAL, STORAGE_VERSION } from '../../core/api/group.ts';
 import type { RedisCluster, RedisClusterStatus } from '../../core/api/v1beta1.ts';
 import { TransientError } from '../../core/outcome.ts';
 import { FIELD_MANAGER } from '../../core/resources/names.ts';
+import type { ChildCache } from './child-cache.ts';
+import { isConflict, unlessNotFound } from './errors.ts';
 
 export class ConflictError extends TransientError {
   override readonly name = 'ConflictError';
@@ -31,8 +37,26 @@ export interface RequestCounter {
   count(verb: Verb, resource: string): void;
 }
 
-export const isNotFound = (error: unknown): boolean => error instanceof ApiException && error.code === 404;
-const isConflict = (error: unknown): boolean => error instanceof ApiException && error.code === 409;
+/**
+ * Per-call options of the generated APIs that tie a request to the run's AbortSignal: node-fetch
+ * drops the request in flight when it fires (and rejects with an AbortError).
+ */
+function abortable(signal: AbortSignal | undefined): ConfigurationOptions | undefined {
+  if (!signal) return undefined;
+  const pass = <T>(value: T) => new Observable(Promise.resolve(value));
+  return {
+    middleware: [
+      {
+        pre: (request) => {
+          request.setSignal(signal);
+          return pass(request);
+        },
+        post: pass,
+      },
+    ],
+    middlewareMergeStrategy: 'append',
+  };
+}
 
 export class KubeClient {
   private readonly objects: KubernetesObjectApi;
@@ -40,32 +64,47 @@ export class KubeClient {
   private readonly custom: CustomObjectsApi;
 
   constructor(
-    kc: KubeConfig,
+    private readonly kc: KubeConfig,
     private readonly counter?: RequestCounter,
+    /** Watch-fed children and nodes (the worker's); observe reads them when it is synced. */
+    readonly cache?: ChildCache,
   ) {
     this.objects = KubernetesObjectApi.makeApiClient(kc);
     this.core = kc.makeApiClient(CoreV1Api);
     this.custom = kc.makeApiClient(CustomObjectsApi);
   }
 
+  /**
+   * KubernetesObjectApi ignores per-call middleware but builds each request from the options'
+   * baseServer (auth, transport and middleware stay its own), so that is where the signal goes.
+   */
+  private objectOptions(signal: AbortSignal | undefined): Configuration | undefined {
+    if (!signal) return undefined;
+    const server = new ServerConfiguration(this.kc.getCurrentCluster()?.server ?? '', {});
+    return createConfiguration({
+      baseServer: {
+        makeRequestContext: (endpoint, method) => {
+          const request = server.makeRequestContext(endpoint, method);
+          request.setSignal(signal);
+          return request;
+        },
+      },
+      authMethods: { default: this.kc },
+    });
+  }
+
   private note(verb: Verb, resource: string): void {
     this.counter?.count(verb, resource);
   }
 
-  async getCluster(namespace: string, name: string): Promise<RedisCluster | undefined> {
+  async getCluster(namespace: string, name: string, signal?: AbortSignal): Promise<RedisCluster | undefined> {
     this.note('get', PLURAL);
-    try {
-      return (await this.custom.getNamespacedCustomObject({
-        group: GROUP,
-        version: STORAGE_VERSION,
-        namespace,
-        plural: PLURAL,
-        name,
-      })) as RedisCluster;
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      throw error;
-    }
+    return (await unlessNotFound(
+      this.custom.getNamespacedCustomObject(
+        { group: GROUP, version: STORAGE_VERSION, namespace, plural: PLURAL, name },
+        abortable(signal),
+      ),
+    )) as RedisCluster | undefined;
   }
 
   async read<T extends KubernetesObject>(
@@ -73,29 +112,28 @@ export class KubeClient {
     kind: string,
     namespace: string,
     name: string,
+    signal?: AbortSignal,
   ): Promise<T | undefined> {
     this.note('get', kind);
-    try {
-      return (await this.objects.read({ apiVersion, kind, metadata: { name, namespace } })) as T;
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      throw error;
-    }
+    const header = { apiVersion, kind, metadata: { name, namespace } };
+    return (await unlessNotFound(
+      this.objects.read(header, undefined, undefined, undefined, this.objectOptions(signal)),
+    )) as T | undefined;
   }
 
-  async listPods(namespace: string, labelSelector: string): Promise<V1Pod[]> {
+  async listPods(namespace: string, labelSelector: string, signal?: AbortSignal): Promise<V1Pod[]> {
     this.note('list', 'pods');
-    return (await this.core.listNamespacedPod({ namespace, labelSelector })).items;
+    return (await this.core.listNamespacedPod({ namespace, labelSelector }, abortable(signal))).items;
   }
 
-  async listClaims(namespace: string, labelSelector: string): Promise<V1PersistentVolumeClaim[]> {
+  async listClaims(namespace: string, labelSelector: string, signal?: AbortSignal): Promise<V1PersistentVolumeClaim[]> {
     this.note('list', 'persistentvolumeclaims');
-    return (await this.core.listNamespacedPersistentVolumeClaim({ namespace, labelSelector })).items;
+    return (await this.core.listNamespacedPersistentVolumeClaim({ namespace, labelSelector }, abortable(signal))).items;
   }
 
-  async listNodes(): Promise<V1Node[]> {
+  async listNodes(signal?: AbortSignal): Promise<V1Node[]> {
     this.note('list', 'nodes');
-    return (await this.core.listNode()).items;
+    return (await this.core.listNode({}, abortable(signal))).items;
   }
 
   async annotate(
@@ -104,6 +142,7 @@ export class KubeClient {
     namespace: string,
     name: string,
     annotations: Record<string, string>,
+    signal?: AbortSignal,
   ): Promise<void> {
     this.note('patch', kind);
     await this.objects.patch(
@@ -113,11 +152,12 @@ export class KubeClient {
       FIELD_MANAGER,
       undefined,
       PatchStrategy.MergePatch,
+      this.objectOptions(signal),
     );
   }
 
   /** Server-side apply, forcing ownership of the fields the operator manages. */
-  async apply<T extends KubernetesObject>(object: T): Promise<T> {
+  async apply<T extends KubernetesObject>(object: T, signal?: AbortSignal): Promise<T> {
     this.note('apply', object.kind ?? '');
     return (await this.objects.patch(
       object,
@@ -126,50 +166,48 @@ export class KubeClient {
       FIELD_MANAGER,
       true,
       PatchStrategy.ServerSideApply,
+      this.objectOptions(signal),
     )) as T;
   }
 
   /** Deletes; an object already gone is success. */
   async delete(
     object: KubernetesObject,
-    options: { gracePeriodSeconds?: number; propagation?: 'Foreground' | 'Background' } = {},
+    options: { gracePeriodSeconds?: number; propagation?: 'Foreground' | 'Background' | 'Orphan' } = {},
+    signal?: AbortSignal,
   ): Promise<void> {
     this.note('delete', object.kind ?? '');
-    try {
-      await this.objects.delete(
+    await unlessNotFound(
+      this.objects.delete(
         object,
         undefined,
         undefined,
         options.gracePeriodSeconds,
         undefined,
         options.propagation ?? 'Background',
-      );
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
-    }
+        undefined,
+        this.objectOptions(signal),
+      ),
+    );
   }
 
   /**
    * Replaces status through the status subresource, guarded by the resourceVersion that was
    * read: a concurrent change is a conflict, retried by the queue with a fresh read.
    */
-  async replaceStatus(cluster: RedisCluster, status: RedisClusterStatus): Promise<void> {
+  async replaceStatus(cluster: RedisCluster, status: RedisClusterStatus, signal?: AbortSignal): Promise<void> {
     this.note('patch', `${PLURAL}/status`);
     const { namespace = '', name = '' } = cluster.metadata;
     await this.custom
-      .replaceNamespacedCustomObjectStatus({
-        group: GROUP,
-        version: STORAGE_VERSION,
-        namespace,
-        plural: PLURAL,
-        name,
-        body: { ...cluster, status },
-      })
+      .replaceNamespacedCustomObjectStatus(
+        { group: GROUP, version: STORAGE_VERSION, namespace, plural: PLURAL, name, body: { ...cluster, status } },
+        abortable(signal),
+      )
       .catch(translate);
   }
 
   /** Sets metadata.finalizers, guarded by resourceVersion: a concurrent change is a conflict. */
-  async setFinalizers(cluster: RedisCluster, finalizers: string[]): Promise<RedisCluster> {
+  async setFinalizers(cluster: RedisCluster, finalizers: string[], signal?: AbortSignal): Promise<RedisCluster> {
     this.note('patch', PLURAL);
     const { namespace = '', name = '', resourceVersion } = cluster.metadata;
     return (await this.custom
@@ -182,23 +220,32 @@ export class KubeClient {
           name,
           body: { metadata: { finalizers, resourceVersion } },
         },
-        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch, abortable(signal)),
       )
       .catch(translate)) as RedisCluster;
   }
 
   /** Creates or bumps a core/v1 Event (events are aggregated by a name derived from their content). */
-  async event(event: { name: string; namespace: string; body: Record<string, unknown> }): Promise<void> {
+  async event(
+    event: { name: string; namespace: string; body: Record<string, unknown> },
+    signal?: AbortSignal,
+  ): Promise<void> {
     try {
       this.note('create', 'events');
-      await this.core.createNamespacedEvent({
-        namespace: event.namespace,
-        body: { ...event.body, metadata: { name: event.name, namespace: event.namespace } } as never,
-      });
+      await this.core.createNamespacedEvent(
+        {
+          namespace: event.namespace,
+          body: { ...event.body, metadata: { name: event.name, namespace: event.namespace } } as never,
+        },
+        abortable(signal),
+      );
     } catch (error) {
       if (!isConflict(error)) throw error;
       this.note('get', 'events');
-      const existing = await this.core.readNamespacedEvent({ name: event.name, namespace: event.namespace });
+      const existing = await this.core.readNamespacedEvent(
+        { name: event.name, namespace: event.namespace },
+        abortable(signal),
+      );
       this.note('patch', 'events');
       await this.core.patchNamespacedEvent(
         {
@@ -206,7 +253,7 @@ export class KubeClient {
           namespace: event.namespace,
           body: { count: (existing.count ?? 1) + 1, lastTimestamp: event.body.lastTimestamp },
         },
-        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch, abortable(signal)),
       );
     }
   }

@@ -27,7 +27,7 @@ import { dedupIdOf, queueKeys, type QueueNames } from './keys.ts';
 import { isReconcileJob, jobNameOf, type ReconcileJobData } from './job-options.ts';
 import { runLog } from './run-log.ts';
 import { runReturn, type RunReturn } from './run-return.ts';
-import { defineScripts } from './scripts.ts';
+import { defineScripts, deferResult, type DeferResult } from './scripts.ts';
 
 export interface ReconcileContext {
   /** Aborted when the run exceeds its time budget or the worker is forced to stop. */
@@ -156,8 +156,9 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
     // 1: success or a wait: the key's backoff starts over.
     if (outcome) {
       await commands.hdel(keys.failures, key);
-      if (outcome.kind === 'requeueAfter') await defer(job, outcome.ms, { key, reason: 'requeue' });
-      runLogger.info({ outcome, ms: Math.round(seconds * 1000) }, 'reconciled');
+      const deferred =
+        outcome.kind === 'requeueAfter' ? await defer(job, outcome.ms, { key, reason: 'requeue' }) : undefined;
+      runLogger.info({ outcome, deferred, ms: Math.round(seconds * 1000) }, 'reconciled');
       const result = outcome.kind === 'requeueAfter' ? 'requeue' : outcome.kind;
       return keep(
         { ...run, result, ...(outcome.kind === 'requeueAfter' ? { delayMs: outcome.ms } : {}) },
@@ -183,20 +184,21 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
     const count = await commands.hincrby(keys.failures, key, 1);
     const delay = backoffDelay(count, settings.backoff, random);
     metrics?.retries.inc({ name: names.queue });
-    await defer(job, delay, { key, reason: 'retry', failures: count });
-    runLogger.warn({ err: failure, failures: count, retryInMs: delay }, 'reconcile failed; will retry');
+    const deferred = await defer(job, delay, { key, reason: 'retry', failures: count });
+    runLogger.warn({ err: failure, failures: count, retryInMs: delay, deferred }, 'reconcile failed; will retry');
     await keep({ ...run, result: 'retry', error: message, delayMs: delay, failures: count }, undefined, runLogger);
     throw failure instanceof Error ? failure : new Error(message);
   }
 
-  async function defer(job: Job<ReconcileJobData>, delayMs: number, data: ReconcileJobData): Promise<void> {
-    await scripts.knDefer(
+  async function defer(job: Job<ReconcileJobData>, delayMs: number, data: ReconcileJobData): Promise<DeferResult> {
+    const code = await scripts.knDefer(
       keys.dedupNext(dedupIdOf(data.key)),
       keys.job(String(job.id)),
       delayMs,
       jobNameOf(data.key),
       JSON.stringify(data),
     );
+    return deferResult(code);
   }
 
   const worker = new Worker<ReconcileJobData>(

@@ -2,6 +2,7 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { QueueNames } from './keys.ts';
+import { addBatcher } from './add-batcher.ts';
 import {
   defaultRetention,
   eventJobOptions,
@@ -14,7 +15,10 @@ import {
 export interface ReconcileQueue {
   readonly names: QueueNames;
   readonly bull: Queue<ReconcileJobData>;
-  /** Queues the key for a prompt run (an event). Resolves once Redis stored it. */
+  /**
+   * Queues the key for a prompt run (an event). Resolves once Redis stored it. Keys queued
+   * in the same turn of the event loop go to Redis in one pipeline.
+   */
   enqueue(key: string): Promise<void>;
   /** Makes sure the key is queued, after delayMs, unless something is already queued for it. */
   enqueueResync(key: string, delayMs: number): Promise<void>;
@@ -36,13 +40,20 @@ export function createReconcileQueue(options: ReconcileQueueOptions): ReconcileQ
   const bull = new Queue<ReconcileJobData>(names.queue, { connection, prefix: names.prefix });
   // A Queue emits 'error' on connection loss; without a listener Node would crash.
   bull.on('error', () => {});
+  const events = addBatcher(async (keys) => {
+    await bull.addBulk(
+      keys.map((key) => ({
+        name: jobNameOf(key),
+        data: { key, reason: 'event' },
+        opts: eventJobOptions(key, retention),
+      })),
+    );
+    for (let i = 0; i < keys.length; i++) onAdd?.();
+  });
   return {
     names,
     bull,
-    async enqueue(key) {
-      await bull.add(jobNameOf(key), { key, reason: 'event' }, eventJobOptions(key, retention));
-      onAdd?.();
-    },
+    enqueue: (key) => events.add(key),
     async enqueueResync(key, delayMs) {
       await bull.add(jobNameOf(key), { key, reason: 'resync' }, resyncJobOptions(key, delayMs, retention));
       onAdd?.();

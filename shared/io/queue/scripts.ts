@@ -13,6 +13,22 @@ export interface QueueScripts {
   knDefer(dedupNextKey: string, jobKey: string, delayMs: number, name: string, data: string): Promise<number>;
 }
 
+/** What defer-2.lua did: its return codes, named in this one place. */
+export type DeferResult = 'stored' | 'change-pending' | 'job-gone';
+
+export function deferResult(code: number): DeferResult {
+  switch (code) {
+    case 1:
+      return 'stored';
+    case 0:
+      return 'change-pending';
+    case -1:
+      return 'job-gone';
+    default:
+      throw new Error(`defer-2.lua returned an unknown code ${code}`);
+  }
+}
+
 const sources = new Map<string, string>();
 
 export function defineScripts(client: Redis): QueueScripts {

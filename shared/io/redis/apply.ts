@@ -3,6 +3,7 @@
 // replies that mean "already done" are success, so a step can be applied twice. A run that was
 // aborted or no longer owns its key changes nothing more: both are checked before each step,
 // each migrated chunk and each MIGRATE batch.
+import { assertNever } from '../../core/assert-never.ts';
 import { ClusterCommandError, StaleObservationError } from '../../core/cluster/errors.ts';
 import { describeStep, type Step } from '../../core/cluster/steps.ts';
 import { command, nodeName, pipeline, type NodePool } from './connection.ts';
@@ -101,5 +102,7 @@ export async function applyStep(pool: NodePool, step: Step, options: ApplyOption
     case 'failover':
       await failover(pool, step.replica, step.mode, options.failoverTimeoutMs, options.signal);
       return;
+    default:
+      assertNever(step);
   }
 }

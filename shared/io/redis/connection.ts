@@ -92,7 +92,7 @@ export async function command<T = unknown>(
   }
 }
 
-export function toNodeError(error: unknown, operation: string, address: Address): Error {
+function toNodeError(error: unknown, operation: string, address: Address): Error {
   const message = error instanceof Error ? error.message : String(error);
   if (connectionErrors.test(message)) return new NodeUnreachableError(nodeName(address), { cause: error });
   return new ClusterCommandError(operation, nodeName(address), message, { cause: error });

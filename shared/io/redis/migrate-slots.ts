@@ -62,7 +62,7 @@ export interface MigrateResult {
 }
 
 /** The defaults: see MigrateOptions; measured with `npm run bench -- migrate`. */
-export const MIGRATE_DEFAULTS = Object.freeze({
+const MIGRATE_DEFAULTS = Object.freeze({
   batchKeys: 32,
   batchBytes: 8 * 1024 * 1024,
   chunkSlots: 128,

@@ -8,6 +8,7 @@ import { KubernetesObjectApi } from '@kubernetes/client-node';
 import { makeWebhookCerts, type WebhookCerts } from '../../../infra/webhooks/certs.ts';
 import { kubeClusterReader } from '../../../functions/kube.ts';
 import { startWebhookServer } from '../../../functions/webhooks/index.ts';
+import { storageClassReader } from '../../../functions/webhooks/storage-class.ts';
 import type { HttpsListening } from '../../../functions/webhooks/server.ts';
 import { installRedisClusterApi, uninstallValidatingWebhook } from '../../../infra/webhooks/install.ts';
 import { createLogger } from '../../../shared/io/log.ts';
@@ -40,6 +41,7 @@ export async function installApi(configurationName: string): Promise<InstalledAp
     },
     log,
     kubeClusterReader(env.kubeConfig()),
+    storageClassReader(env.kubeConfig()),
   );
   const objects = KubernetesObjectApi.makeApiClient(env.kubeConfig());
   const kubectl = (args: string[], options?: { input?: string }) => env.kubectl(args, options);

@@ -17,14 +17,25 @@ describe('RedisCluster API on the API server', function () {
   let api: InstalledApi;
   let ns: string;
   let seq = 0;
+  const fixedClass = `fixed-${process.pid}`;
 
   before(async function () {
     this.timeout(300_000);
     api = await installApi(`knredis-api-test-${process.pid}`);
     ns = await api.namespace(`api-${process.pid}`);
+    await api.env.kubectl(['apply', '-f', '-'], {
+      input: JSON.stringify({
+        apiVersion: 'storage.k8s.io/v1',
+        kind: 'StorageClass',
+        metadata: { name: fixedClass },
+        provisioner: 'knredis.local/hostpath',
+        allowVolumeExpansion: false,
+      }),
+    });
   });
 
   after(async () => {
+    await api?.env.kubectl(['delete', 'storageclass', fixedClass, '--ignore-not-found']);
     await api?.stop();
   });
 
@@ -309,6 +320,16 @@ describe('RedisCluster API on the API server', function () {
       { storage: { size: '2Gi' } },
       { spec: { storage: { size: '1Gi' } } },
       (n) => `${invalid(n)}spec.storage: Forbidden: storage.size cannot shrink: a PersistentVolumeClaim can only grow`,
+    ],
+    [
+      'a storage size that grows on a class that does not allow expansion',
+      'v1beta1',
+      { storage: { className: fixedClass, size: '1Gi' } },
+      { spec: { storage: { size: '2Gi' } } },
+      () =>
+        patchDenied(
+          `spec.storage.size: the volumes cannot grow from 1Gi to 2Gi: StorageClass ${fixedClass} does not allow volume expansion (allowVolumeExpansion is not true); keep 1Gi, or ask the cluster's administrator to allow expansion on that class`,
+        ),
     ],
     [
       'a v1alpha1 storageClass change',

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Cluster } from 'ioredis';
 import { NodePool } from '../../../shared/io/redis/connection.ts';
-import { converge } from '../../../shared/io/redis/converge.ts';
+import { converge } from '../../support/converge.ts';
 import { AckedWriter } from '../../chaos/support/acked-writer.ts';
 import { checkAckLog, parseAckLog } from '../../chaos/support/ack-log.ts';
 import { waitFor } from '../../support/wait-for.ts';

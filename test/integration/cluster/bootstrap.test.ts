@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { ClusterHarness } from './cluster-harness.ts';
 import { expectHealthy } from './cluster-checks.ts';
 import { NodePool } from '../../../shared/io/redis/connection.ts';
-import { converge } from '../../../shared/io/redis/converge.ts';
+import { converge } from '../../support/converge.ts';
 import { createLogger } from '../../../shared/io/log.ts';
 
 describe('cluster engine: bootstrap', function () {

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { ClusterHarness } from './cluster-harness.ts';
 import { expectHealthy } from './cluster-checks.ts';
 import { command, NodePool } from '../../../shared/io/redis/connection.ts';
-import { converge } from '../../../shared/io/redis/converge.ts';
+import { converge } from '../../support/converge.ts';
 import { observe } from '../../../shared/io/redis/observe.ts';
 import { keySlot } from '../../../shared/core/cluster/slots.ts';
 import { myselfOf, type NodeView } from '../../../shared/core/cluster/topology.ts';

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { ClusterHarness } from './cluster-harness.ts';
 import { expectHealthy } from './cluster-checks.ts';
 import { NodePool } from '../../../shared/io/redis/connection.ts';
-import { converge } from '../../../shared/io/redis/converge.ts';
+import { converge } from '../../support/converge.ts';
 import { observe } from '../../../shared/io/redis/observe.ts';
 import { planCluster } from '../../../shared/core/cluster/plan-cluster.ts';
 import { applyStep } from '../../../shared/io/redis/apply.ts';

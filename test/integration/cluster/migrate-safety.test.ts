@@ -7,7 +7,7 @@ import { SlotNotEmptyError } from '../../../shared/core/cluster/errors.ts';
 import type { NodeRef } from '../../../shared/core/cluster/steps.ts';
 import { myselfOf, type Topology } from '../../../shared/core/cluster/topology.ts';
 import { command, NodePool } from '../../../shared/io/redis/connection.ts';
-import { converge } from '../../../shared/io/redis/converge.ts';
+import { converge } from '../../support/converge.ts';
 import { migrateSlots } from '../../../shared/io/redis/migrate-slots.ts';
 import { observe } from '../../../shared/io/redis/observe.ts';
 

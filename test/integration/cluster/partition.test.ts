@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
 import { ClusterHarness } from './cluster-harness.ts';
 import { command, NodePool } from '../../../shared/io/redis/connection.ts';
-import { converge } from '../../../shared/io/redis/converge.ts';
+import { converge } from '../../support/converge.ts';
 import { observe } from '../../../shared/io/redis/observe.ts';
 import { applyStep } from '../../../shared/io/redis/apply.ts';
 import { planCluster } from '../../../shared/core/cluster/plan-cluster.ts';

@@ -3,7 +3,7 @@ import { ClusterHarness } from './cluster-harness.ts';
 import { expectHealthy } from './cluster-checks.ts';
 import { bulkLoad, ClientLoad } from './client-load.ts';
 import { NodePool } from '../../../shared/io/redis/connection.ts';
-import { converge } from '../../../shared/io/redis/converge.ts';
+import { converge } from '../../support/converge.ts';
 import { observe } from '../../../shared/io/redis/observe.ts';
 
 describe('cluster engine: rebalance and drain under client load', function () {

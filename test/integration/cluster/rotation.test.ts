@@ -8,7 +8,7 @@ import type { RotationRecord } from '../../../shared/core/reconcile/rotation.ts'
 import { applyRotationStep, passwordHash, resolvePasswords } from '../../../shared/io/redis/auth.ts';
 import { describeRotationStep, rotatePassword } from '../../../shared/io/redis/auth-rotate.ts';
 import { NodePool } from '../../../shared/io/redis/connection.ts';
-import { converge } from '../../../shared/io/redis/converge.ts';
+import { converge } from '../../support/converge.ts';
 import { createLogger } from '../../../shared/io/log.ts';
 import { acceptsPassword, startRedis, type RedisServer } from '../../support/redis-server.ts';
 import { waitFor } from '../../support/wait-for.ts';

@@ -3,7 +3,7 @@ import { ClusterHarness } from './cluster-harness.ts';
 import { expectHealthy } from './cluster-checks.ts';
 import { bulkLoad, ClientLoad, type LoadReport } from './client-load.ts';
 import { command, NodePool } from '../../../shared/io/redis/connection.ts';
-import { converge } from '../../../shared/io/redis/converge.ts';
+import { converge } from '../../support/converge.ts';
 import { observe } from '../../../shared/io/redis/observe.ts';
 import type { DesiredCluster } from '../../../shared/core/cluster/desired.ts';
 import type { ClusterPlan } from '../../../shared/core/cluster/plan-types.ts';

@@ -146,7 +146,7 @@ describe('infra/rbac on the API server', function () {
           },
         },
       });
-      const reconcile = createReconcile({ kubeConfig: kc, log });
+      const reconcile = createReconcile({ kubeConfig: kc });
       const get = async () =>
         JSON.parse(
           (await env.kubectl(['get', 'rediscluster', 'rbac', '-n', ns, '-o', 'json', '--ignore-not-found'])) || 'null',

@@ -7,7 +7,6 @@ import { waitFor } from '../../support/wait-for.ts';
 import { createReconcile } from '../../../functions/reconcile/reconcile.ts';
 import { clustersPath } from '../../../functions/dashboard/app.ts';
 import type { Listening } from '../../../shared/io/http.ts';
-import { createLogger } from '../../../shared/io/log.ts';
 import type { ReconcileQueue } from '../../../shared/io/queue/reconcile-queue.ts';
 import type { RunLog } from '../../../shared/io/queue/run-log.ts';
 import { startBrowser, type Browser } from './chromium.ts';
@@ -33,7 +32,7 @@ describe('dashboard with the real reconciler', function () {
     stack = await startDashboardStack({
       names,
       token,
-      reconcile: createReconcile({ kubeConfig: api.env.kubeConfig(), log: createLogger({ level: 'silent' }) }),
+      reconcile: createReconcile({ kubeConfig: api.env.kubeConfig() }),
       settings: {
         concurrency: 1,
         timeoutMs: 30_000,

@@ -111,6 +111,56 @@ describe('reconcile queue', function () {
     expect(overlaps(seen)).to.deep.equal([]);
   });
 
+  it('runs a key once, and once more after the run, when many concurrent adds share one batch', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const record = recordingReconcile(client, names.list, { runMs: 0 });
+    let calls = 0;
+    work(async (key, ctx) => {
+      if (++calls === 1) await gate;
+      return record(key, ctx);
+    });
+    const burst = () => Promise.all(Array.from({ length: 50 }, () => queue.enqueue('ns/a')));
+    await burst();
+    await until(
+      'the first run',
+      () => Promise.resolve(calls),
+      (n) => n === 1,
+    );
+    await burst();
+    await burst();
+    release();
+    await quiet(queue.bull);
+    const seen = await runs();
+    expect(seen.map((r) => r.key)).to.deep.equal(['ns/a', 'ns/a']);
+    expect(overlaps(seen)).to.deep.equal([]);
+  });
+
+  it('fails every add of a batch Redis refused, and queues nothing of it', async () => {
+    // A primary that demands a replica it does not have refuses every write.
+    await client.config('SET', 'min-replicas-to-write', '1');
+    try {
+      const results = await Promise.all(
+        ['ns/a', 'ns/b', 'ns/c'].map((k) =>
+          queue.enqueue(k).then(
+            () => 'stored',
+            () => 'refused',
+          ),
+        ),
+      );
+      expect(results).to.deep.equal(['refused', 'refused', 'refused']);
+    } finally {
+      await client.config('SET', 'min-replicas-to-write', '0');
+    }
+    expect(await queue.bull.getJobCounts('waiting', 'delayed', 'active')).to.deep.equal({
+      waiting: 0,
+      delayed: 0,
+      active: 0,
+    });
+  });
+
   it('retries a failing key with a backoff that doubles, stays capped and starts over after a success', async () => {
     const script: (Outcome | Error)[] = [
       new Error('a'),
@@ -122,29 +172,25 @@ describe('reconcile queue', function () {
       new Error('f'),
       done(),
     ];
-    const delays: number[] = [];
     let n = 0;
     work(async () => {
       const next = script[n++] ?? done();
       if (next instanceof Error) throw next;
       return next;
     });
-    const sawDelays = new Set<string>();
     await queue.enqueue('ns/a');
-    // Every retry shows up as one delayed job whose delay is the backoff chosen.
-    const deadline = Date.now() + 30_000;
-    while (n < script.length && Date.now() < deadline) {
-      for (const job of await queue.bull.getDelayed()) {
-        if (!sawDelays.has(job.id!)) {
-          sawDelays.add(job.id!);
-          delays.push(job.delay);
-        }
-      }
-      if (n === 6) await queue.enqueue('ns/a'); // after the success, a new change (deduplicated)
-      await new Promise((r) => setTimeout(r, 5));
-    }
+    await until(
+      'the success',
+      () => Promise.resolve(n),
+      (count) => count >= 6,
+    );
+    await queue.enqueue('ns/a'); // after the success, a new change (deduplicated)
     await quiet(queue.bull);
     expect(n).to.equal(script.length);
+    // Every retry is kept with the backoff chosen (read afterwards: a poll of the delayed
+    // jobs misses a 50 ms one on a busy machine).
+    const history = (await runLog(client, names).read(Date.now())).keys.find((k) => k.key === 'ns/a');
+    const delays = [...(history?.runs ?? [])].reverse().flatMap((r) => (r.result === 'retry' ? [r.delayMs] : []));
     expect(delays).to.deep.equal([50, 100, 200, 400, 400, 50]);
   });
 

@@ -42,7 +42,6 @@ export function driver(api: InstalledApi, options: { passwordGraceMs?: number } 
   });
   const reconcile = createReconcile({
     kubeConfig: api.env.kubeConfig(),
-    log,
     maxSlotsPerStep: 1024,
     ...options,
     counter: {

@@ -70,6 +70,20 @@ describe('api/convert', function () {
     expect(toV1beta1(a).status).to.deep.equal(b.status);
   });
 
+  it('round-trips the pod pass-through fields through v1alpha1', () => {
+    const b = aBeta({
+      priorityClassName: 'redis-high',
+      securityContext: { runAsUser: 1001, seccompProfile: { type: 'RuntimeDefault' } },
+      env: [
+        { name: 'TZ', value: 'UTC' },
+        { name: 'T', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } },
+      ],
+      nodeSelector: { disk: 'ssd' },
+      tolerations: [{ key: 'dedicated', operator: 'Exists' }],
+    });
+    expect(toV1beta1(toV1alpha1(b))).to.deep.equal(served(b));
+  });
+
   it('refuses v1alpha1 replicas that do not split into whole shards, saying which counts would', () => {
     const a = toV1alpha1(aBeta({ masters: 3, replicasPerMaster: 1 }));
     a.spec.replicas = 7;

@@ -241,13 +241,42 @@ describe('api/validate-spec', () => {
     expect(verdict.denials).to.deep.equal([]);
     expect(verdict.warnings).to.deep.equal([
       'spec.config[maxmemory-policy]: changing maxmemory-policy changes which keys Redis evicts when memory is full',
-      'spec.storage.size: growing to 2Gi needs a StorageClass that allows volume expansion',
+      'spec.storage.size: growing every volume from 1Gi to 2Gi; the pods keep running',
     ]);
     expect(
       update({ config: { 'maxmemory-policy': 'allkeys-lru' } }, { config: { 'maxmemory-policy': 'allkeys-lru' } })
         .warnings,
     ).to.deep.equal([]);
   });
+
+  const fixed = { name: 'fixed', allowVolumeExpansion: false };
+  const growing: [string, object, object, { name: string; allowVolumeExpansion: boolean } | undefined, boolean][] = [
+    ['a larger size on a class that does not allow expansion', { size: '1Gi' }, { size: '2Gi' }, fixed, true],
+    ['a larger size written in other units', { size: '1Gi' }, { size: '1025Mi' }, fixed, true],
+    ['the same size in other units', { size: '1Gi' }, { size: '1024Mi' }, fixed, false],
+    [
+      'a larger size on a class that allows it',
+      { size: '1Gi' },
+      { size: '2Gi' },
+      { ...fixed, allowVolumeExpansion: true },
+      false,
+    ],
+    ['a larger size on a class the webhook could not find', { size: '1Gi' }, { size: '2Gi' }, undefined, false],
+  ];
+  for (const [what, before, after, storageClass, refused] of growing) {
+    it(`${refused ? 'refuses' : 'allows'} ${what}`, () => {
+      const verdict = validateV1beta1(
+        aBeta({ storage: after }),
+        aBeta({ storage: before }),
+        storageClass ? { storageClass } : {},
+      );
+      if (refused)
+        expect(verdict.denials).to.deep.equal([
+          `spec.storage.size: the volumes cannot grow from 1Gi to ${(after as { size: string }).size}: StorageClass fixed does not allow volume expansion (allowVolumeExpansion is not true); keep 1Gi, or ask the cluster's administrator to allow expansion on that class`,
+        ]);
+      else expect(verdict.denials).to.deep.equal([]);
+    });
+  }
 
   it('keeps every warning short enough for the API server (120 characters)', () => {
     const all = [

@@ -2,6 +2,7 @@
 import type { DesiredCluster, PodPlacement } from '../../../shared/core/cluster/desired.ts';
 import { parseClusterNodes } from '../../../shared/core/cluster/parse-cluster-nodes.ts';
 import type { NodeView, Topology } from '../../../shared/core/cluster/topology.ts';
+import { toPlanContext, type PlanContext } from '../../../shared/core/cluster/plan-context.ts';
 
 export const idOf = (n: number) => String(n).padStart(40, 'a');
 
@@ -98,3 +99,12 @@ export const threeByOne: NodeSpec[] = [
   { pod: 4, role: 'replica', of: 2 },
   { pod: 5, role: 'replica', of: 0 },
 ];
+
+/** The context one planning phase reads, for tables over a single phase. */
+export function aContext(
+  desired: DesiredCluster,
+  specs: NodeSpec[],
+  options: Parameters<typeof aTopology>[2] = {},
+): PlanContext {
+  return toPlanContext(desired, aTopology([...desired.pods], specs, options), options.now ?? 1_000_000);
+}

@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import { parseClusterNodes } from '../../../shared/core/cluster/parse-cluster-nodes.ts';
 import { parseClusterInfo, parseReplicationInfo } from '../../../shared/core/cluster/parse-info.ts';
-import { parseClusterShards } from '../../../shared/core/cluster/parse-cluster-shards.ts';
 
 const NODES = `07c37dfeb235213a872192d90877d0cd55635b91 127.0.0.1:30004@31004,host-4 slave e7d1eecce10fd6bb5eb35b9f99a514335d9ba9ca 0 1426238317239 4 connected
 67ed2db8d677e59ec4a4cefb06858cf2a1a89fa1 127.0.0.1:30002@31002 master - 0 1426238316232 2 connected 5461-10922
@@ -68,60 +67,5 @@ describe('parseReplicationInfo and parseClusterInfo', () => {
         'cluster_state:ok\ncluster_slots_assigned:16384\ncluster_known_nodes:6\ncluster_size:3\ncluster_current_epoch:6\ncluster_my_epoch:2\n',
       ),
     ).to.deep.equal({ state: 'ok', slotsAssigned: 16384, knownNodes: 6, size: 3, currentEpoch: 6, myEpoch: 2 });
-  });
-});
-
-describe('parseClusterShards', () => {
-  it('reads slots and nodes when given the nested reply', () => {
-    const shards = parseClusterShards([
-      [
-        'slots',
-        [0, 5460, 5462, 5462],
-        'nodes',
-        [
-          [
-            'id',
-            'a'.repeat(40),
-            'port',
-            6379,
-            'ip',
-            '127.0.0.1',
-            'endpoint',
-            '127.0.0.1',
-            'role',
-            'master',
-            'replication-offset',
-            72156,
-            'health',
-            'online',
-          ],
-          [
-            'id',
-            'b'.repeat(40),
-            'port',
-            6380,
-            'ip',
-            '127.0.0.1',
-            'endpoint',
-            '127.0.0.1',
-            'role',
-            'replica',
-            'replication-offset',
-            72100,
-            'health',
-            'fail',
-          ],
-        ],
-      ],
-    ]);
-    expect(shards[0]?.slots).to.deep.equal([
-      { start: 0, end: 5460 },
-      { start: 5462, end: 5462 },
-    ]);
-    expect(shards[0]?.nodes[1]).to.include({ role: 'replica', replicationOffset: 72100, health: 'failed', port: 6380 });
-  });
-
-  it('throws when a shard is not name/value pairs', () => {
-    expect(() => parseClusterShards([['slots']])).to.throw(/pairs/);
   });
 });

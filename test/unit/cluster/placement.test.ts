@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { PodPlacement } from '../../../shared/core/cluster/desired.ts';
-import { pairReplicas, type ReplicaCandidate } from '../../../shared/core/cluster/placement.ts';
+import { chooseMasters, pairReplicas, type ReplicaCandidate } from '../../../shared/core/cluster/placement.ts';
 
 const pod = (name: string, nodeName: string, zone = nodeName): PodPlacement => ({
   name,
@@ -96,4 +96,32 @@ describe('pairReplicas', () => {
     );
     expect(again).to.deep.equal(first);
   });
+});
+
+// Pods as 'name@node' or 'name@node/zone' (zone is the node's name unless given).
+describe('chooseMasters', () => {
+  const parse = (s: string) => {
+    const [name, where] = s.split('@') as [string, string];
+    const [node, zone] = where.split('/') as [string, string | undefined];
+    return pod(name, node, zone ?? node);
+  };
+  const cases: [string, string[], string[], number, string[]][] = [
+    [
+      'spreads new masters over nodes, in name order where all are equal',
+      ['a@n0', 'b@n0', 'c@n1', 'd@n2'],
+      [],
+      3,
+      ['a', 'c', 'd'],
+    ],
+    ['avoids the zone of an existing master before its node', ['x@n1/z0', 'y@n0/z1'], ['m@n0/z0'], 1, ['y']],
+    ['avoids the node of an existing master within a zone', ['x@n0/z1', 'y@n1/z1'], ['m@n0/z0'], 1, ['y']],
+    ['orders names numerically (redis-2 before redis-10)', ['redis-10@n1', 'redis-2@n2'], [], 1, ['redis-2']],
+    ['returns fewer than asked when candidates run out', ['a@n0'], [], 3, ['a']],
+  ];
+  for (const [name, candidates, existing, count, expected] of cases) {
+    it(`${name}`, () => {
+      const chosen = chooseMasters(candidates.map(parse), existing.map(parse), count);
+      expect(chosen.map((p) => p.name)).to.deep.equal(expected);
+    });
+  }
 });

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { planCluster } from '../../../shared/core/cluster/plan-cluster.ts';
-import { aDesired, aTopology, pods, threeByOne, type NodeSpec } from './builders.ts';
+import { planFailures } from '../../../shared/core/cluster/plan-failures.ts';
+import { aContext, aDesired, aTopology, pods, threeByOne, type NodeSpec } from './builders.ts';
 
 const NOW = 1_000_000;
 const all = pods(6);
@@ -80,4 +81,35 @@ describe('planFailures', () => {
     expect(plan.steps).to.deep.equal([]);
     expect(plan.problems.map((p) => p.message).join()).to.match(/waiting for Redis to fail over/);
   });
+});
+
+// The phase alone: what it returns (steps, or 'wait') and the problems it reports.
+describe('planFailures (the phase alone)', () => {
+  const threeByZero: NodeSpec[] = threeByOne.filter((s) => s.role !== 'replica');
+  const cases: [string, number, NodeSpec[], number[], string[] | 'wait', string[]][] = [
+    ['no master is down', 1, threeByOne, [], [], []],
+    [
+      'a master with no replica is down',
+      0,
+      threeByZero.map((s) => (s.pod === 2 ? { ...s, fail: true } : s)),
+      [2],
+      'wait',
+      ['ShardLost'],
+    ],
+    [
+      'every master marks a master FAIL past the default grace period',
+      1,
+      failing(2, {}),
+      [2],
+      ['failover'],
+      ['ShardDown'],
+    ],
+  ];
+  for (const [name, replicas, specs, unreachable, steps, codes] of cases) {
+    it(`returns ${steps === 'wait' ? "'wait'" : `${steps.length} step(s)`} and ${codes.join(', ') || 'no problem'} when ${name}`, () => {
+      const plan = planFailures(aContext(aDesired(3, replicas, replicas ? all : pods(3)), specs, { unreachable }));
+      expect(plan.steps === 'wait' ? 'wait' : plan.steps.map((s) => s.kind)).to.deep.equal(steps);
+      expect(plan.problems.map((p) => p.code)).to.deep.equal(codes);
+    });
+  }
 });

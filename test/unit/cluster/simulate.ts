@@ -1,6 +1,7 @@
 // A small simulator for planner tables: applies each planned step to a hand-built topology as
 // Redis would (roles, slots, epochs), pass after pass, so a test shows where the plan ends and
 // that it never plans the same step twice.
+import { assertNever } from '../../../shared/core/assert-never.ts';
 import { expect } from 'chai';
 import type { DesiredCluster, PodPlacement } from '../../../shared/core/cluster/desired.ts';
 import { planCluster } from '../../../shared/core/cluster/plan-cluster.ts';
@@ -96,8 +97,13 @@ export function applyTo(nodes: SimNode[], step: Step): SimNode[] {
     case 'forget':
     case 'reset':
       return nodes.filter((x) => x.pod !== podOf(step.kind === 'forget' ? step.id : step.node.id));
-    default:
+    case 'setConfigEpoch':
+    case 'addSlots':
+    case 'meet':
+    case 'closeSlots':
       throw new Error(`the simulation does not model ${step.kind}`);
+    default:
+      return assertNever(step);
   }
 }
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { statefulSetReplicas } from '../../../functions/reconcile/scale.ts';
+import { statefulSetReplicas } from '../../../shared/core/reconcile/scale.ts';
 import type { DefaultedSpec } from '../../../shared/core/api/defaults.ts';
 import type { Observed } from '../../../shared/core/reconcile/observed.ts';
 import { aRedisCluster, somePods } from './builders.ts';

@@ -4,6 +4,7 @@ import type { RedisClusterStatus } from '../../../shared/core/api/v1beta1.ts';
 import type { Topology } from '../../../shared/core/cluster/topology.ts';
 import {
   computeStatus,
+  failedStatus,
   pausedStatus,
   podsActivityType,
   shardsOf,
@@ -445,5 +446,34 @@ describe('pausedStatus', () => {
   it('drops the operation in flight', () => {
     const s = pausedStatus({ ...previous, operation: { type: 'ScaleOut', progress: 'migrating slots: 1/2' } }, 7, T1);
     expect(s.operation).to.equal(undefined);
+  });
+});
+
+describe('failedStatus', () => {
+  const previous = status();
+
+  it('keeps what was last seen and says in Degraded why the pass failed', () => {
+    const s = failedStatus(previous, 3, 'the API server answered 422: invalid', T1);
+    expect(s.shards).to.deep.equal(previous.shards);
+    expect(s.conditions?.find((c) => c.type === 'Ready')).to.deep.equal(
+      previous.conditions?.find((c) => c.type === 'Ready'),
+    );
+    expect(s.conditions?.find((c) => c.type === 'Degraded')).to.include({
+      status: 'True',
+      reason: 'ReconcileError',
+      message: 'the API server answered 422: invalid',
+      lastTransitionTime: T1,
+    });
+    expect(s.conditions?.map((c) => c.type)).to.deep.equal(['Ready', 'Progressing', 'Degraded']);
+  });
+
+  it('shows a formed cluster as Degraded, and a new one as still Creating', () => {
+    expect(failedStatus(previous, 3, 'boom', T1).phase).to.equal('Degraded');
+    expect(failedStatus(undefined, 1, 'boom', T1).phase).to.equal('Creating');
+  });
+
+  it('writes nothing new when the same failure repeats', () => {
+    const once = failedStatus(previous, 3, 'boom', T0);
+    expect(failedStatus(once, 3, 'boom', T1)).to.deep.equal(once);
   });
 });

@@ -93,18 +93,73 @@ describe('statefulset', () => {
       expect(plain?.resources?.requests).to.deep.equal({ storage: '1Gi' });
     });
 
-    it('takes the password only from the Secret, by secretKeyRef, never as a value', () => {
+    it('reads the password from a file mounted from the Secret, never from a command line or a value', () => {
       const s = sts(aRedisCluster(), { auth: { name: 'my-secret', key: 'pw' } });
-      const env = container(s).env ?? [];
-      expect(env.filter((e) => e.value !== undefined)).to.deep.equal([]);
-      for (const name of ['REDIS_PASSWORD', 'REDISCLI_AUTH']) {
-        expect(env.find((e) => e.name === name)?.valueFrom?.secretKeyRef).to.deep.equal({
-          name: 'my-secret',
-          key: 'pw',
+      const c = container(s);
+      const secretVolume = s.spec?.template.spec?.volumes?.find((v) => v.secret);
+      expect(secretVolume?.secret).to.deep.include({
+        secretName: 'my-secret',
+        items: [{ key: 'pw', path: 'password' }],
+      });
+      expect(c.volumeMounts?.find((m) => m.name === secretVolume?.name)).to.deep.include({
+        mountPath: '/etc/redis-auth',
+        readOnly: true,
+      });
+      expect((c.env ?? []).filter((e) => e.value !== undefined)).to.deep.equal([]);
+      // Probes: redis-cli takes REDISCLI_AUTH from the Secret, by reference.
+      expect(c.env?.find((e) => e.name === 'REDISCLI_AUTH')?.valueFrom?.secretKeyRef).to.deep.equal({
+        name: 'my-secret',
+        key: 'pw',
+      });
+      const commandLine = [...(c.command ?? []), ...(c.args ?? [])].join(' ');
+      expect(commandLine).to.not.match(/\$\(REDIS|--requirepass|--masterauth|-a /);
+      expect(commandLine).to.include('/etc/redis-auth/password');
+      expect(JSON.stringify(c.readinessProbe)).to.not.match(/-a |--pass|requirepass/);
+    });
+
+    it('runs as non-root with what the restricted Pod Security Standard asks, spec.securityContext over it', () => {
+      const pod = sts(aRedisCluster()).spec?.template.spec;
+      expect(pod?.securityContext).to.deep.include({ runAsNonRoot: true, runAsUser: 999, fsGroup: 999 });
+      expect(pod?.securityContext?.seccompProfile).to.deep.equal({ type: 'RuntimeDefault' });
+      for (const c of sts(aRedisCluster().with({ exporter: { enabled: true } })).spec?.template.spec?.containers ??
+        []) {
+        expect(c.securityContext, c.name).to.deep.include({
+          allowPrivilegeEscalation: false,
+          readOnlyRootFilesystem: true,
         });
+        expect(c.securityContext?.capabilities, c.name).to.deep.equal({ drop: ['ALL'] });
       }
-      expect(container(s).args).to.include.members(['--requirepass', '$(REDIS_PASSWORD)', '--masterauth']);
-      expect(JSON.stringify(container(s).readinessProbe)).to.not.match(/-a |--pass|requirepass/);
+      const custom = sts(aRedisCluster().with({ securityContext: { runAsUser: 1001, supplementalGroups: [5] } }));
+      expect(custom.spec?.template.spec?.securityContext).to.deep.include({
+        runAsNonRoot: true,
+        runAsUser: 1001,
+        supplementalGroups: [5],
+      });
+    });
+
+    it('passes priorityClassName, nodeSelector, tolerations, affinity and extra env through to the pods', () => {
+      const spec = {
+        priorityClassName: 'redis-high',
+        nodeSelector: { disk: 'ssd' },
+        tolerations: [{ key: 'dedicated', operator: 'Equal' as const, value: 'redis', effect: 'NoSchedule' as const }],
+        affinity: {
+          nodeAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: {
+              nodeSelectorTerms: [{ matchExpressions: [{ key: 'disk', operator: 'In' as const, values: ['ssd'] }] }],
+            },
+          },
+        },
+        env: [
+          { name: 'TZ', value: 'UTC' },
+          { name: 'TOKEN', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } },
+        ],
+      };
+      const pod = sts(aRedisCluster().with(spec)).spec?.template.spec;
+      expect(pod?.priorityClassName).to.equal('redis-high');
+      expect(pod?.nodeSelector).to.deep.equal(spec.nodeSelector);
+      expect(pod?.tolerations).to.deep.equal(spec.tolerations);
+      expect(pod?.affinity).to.deep.equal(spec.affinity);
+      expect(pod?.containers[0]?.env).to.deep.include.members(spec.env);
     });
 
     it('changes the desired hash with the content and keeps it for the same content', () => {
@@ -143,6 +198,17 @@ describe('statefulset', () => {
         expect(a).to.be.a('string');
         if (changes) expect(b).to.not.equal(a);
         else expect(b).to.equal(a);
+      });
+    }
+
+    const podSettings: [string, object][] = [
+      ['priorityClassName', { priorityClassName: 'high' }],
+      ['securityContext', { securityContext: { runAsUser: 1001 } }],
+      ['env', { env: [{ name: 'TZ', value: 'UTC' }] }],
+    ];
+    for (const [what, spec] of podSettings) {
+      it(`changes when ${what} is set`, () => {
+        expect(restartHash(sts(aRedisCluster().with(spec)))).to.not.equal(restartHash(sts(aRedisCluster())));
       });
     }
 

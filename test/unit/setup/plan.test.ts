@@ -1,7 +1,14 @@
 import { expect } from 'chai';
-import { atLeast, buildScript, planSetup, type Facts } from '../../../infra/setup/plan.mjs';
+import { atLeast, buildScript, knativeBuildScript, planSetup, type Facts } from '../../../infra/setup/plan.mjs';
 
-const allCommands = { 'redis-server': true, 'redis-cli': true, openssl: true, chromium: true, iptables: true };
+const allCommands = {
+  'redis-server': true,
+  'redis-cli': true,
+  openssl: true,
+  chromium: true,
+  iptables: true,
+  'lua5.1': true,
+};
 
 /** A machine where everything `npm test` needs is in place. */
 function aMachine(overrides: Partial<Facts> = {}, commands: Record<string, boolean> = {}): Facts {
@@ -12,6 +19,7 @@ function aMachine(overrides: Partial<Facts> = {}, commands: Record<string, boole
     nodeModules: 'current',
     commands: { ...allCommands, ...commands },
     binaries: true,
+    knative: true,
     aptGet: true,
     root: true,
     interactive: false,
@@ -59,6 +67,20 @@ describe('infra/setup/plan', function () {
     ],
     ['nothing for Go once the control plane is built', aMachine({ binaries: true }), []],
     [
+      'the Knative build for npm test when it is not cached and Go is there',
+      aMachine({ knative: false, go: 'go1.26.8' }),
+      [['bash', knativeBuildScript]],
+    ],
+    ['no Knative build for npm run dev', aMachine({ purpose: 'dev', knative: false }), []],
+    [
+      'the control plane, then Knative, when neither is built',
+      aMachine({ binaries: false, knative: false, go: 'go1.26.8' }),
+      [
+        ['bash', buildScript],
+        ['bash', knativeBuildScript],
+      ],
+    ],
+    [
       'npm ci, then packages, then the build, when all three are missing',
       aMachine({ nodeModules: 'missing', binaries: false, go: 'go1.27.0' }, { 'redis-server': false }),
       [npmCi, ...apt([], 'redis-server'), ['bash', buildScript]],
@@ -85,6 +107,11 @@ describe('infra/setup/plan', function () {
       /Go >= 1\.26 is needed once.*go is not on PATH.*https:\/\/go\.dev\/dl\//,
     ],
     ['Go is too old to build it', aMachine({ binaries: false, go: 'go1.25.9' }), /Go >= 1\.26.*this is go1\.25\.9/],
+    [
+      'Go is missing and Knative is not built (npm test)',
+      aMachine({ knative: false }),
+      /Go >= 1\.26 is needed once, to build Knative's ApiServerSource adapter and webhooks.*go is not on PATH/,
+    ],
     [
       'a package is missing and there is no apt-get',
       aMachine({ aptGet: false }, { 'redis-server': false }),

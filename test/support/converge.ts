@@ -1,12 +1,12 @@
-// Passes of observe -> plan -> apply until the plan converges, for tools, tests and benchmarks
+// Passes of observe -> plan -> apply until the plan converges, for tests and benchmarks
 // (the reconciler runs one pass per queue job instead). Bounded by passes and a deadline.
-import type { DesiredCluster } from '../../core/cluster/desired.ts';
-import { FailoverTimeoutError, SlotNotEmptyError, StaleObservationError } from '../../core/cluster/errors.ts';
-import { planCluster, type ClusterPlanOptions } from '../../core/cluster/plan-cluster.ts';
-import type { ClusterPlan } from '../../core/cluster/plan-types.ts';
-import { applyStep, type ApplyOptions } from './apply.ts';
-import type { NodePool } from './connection.ts';
-import { observe } from './observe.ts';
+import type { DesiredCluster } from '../../shared/core/cluster/desired.ts';
+import { FailoverTimeoutError, SlotNotEmptyError, StaleObservationError } from '../../shared/core/cluster/errors.ts';
+import { planCluster, type ClusterPlanOptions } from '../../shared/core/cluster/plan-cluster.ts';
+import type { ClusterPlan } from '../../shared/core/cluster/plan-types.ts';
+import { applyStep, type ApplyOptions } from '../../shared/io/redis/apply.ts';
+import type { NodePool } from '../../shared/io/redis/connection.ts';
+import { observe } from '../../shared/io/redis/observe.ts';
 
 export interface ConvergeOptions extends ApplyOptions {
   readonly plan?: ClusterPlanOptions;

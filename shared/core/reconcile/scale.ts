@@ -3,9 +3,9 @@
 // (`removable`), then the StatefulSet shrinks and its controller deletes them and their PVCs.
 // A leaving pod that does not run (unschedulable, crashed) holds nothing the engine could
 // drain: once the cluster has converged without it, it goes too, so scale-in never sticks.
-import type { DefaultedSpec } from '../../shared/core/api/defaults.ts';
-import type { Observed } from '../../shared/core/reconcile/observed.ts';
-import { podCount } from '../../shared/core/resources/statefulset.ts';
+import type { DefaultedSpec } from '../api/defaults.ts';
+import type { Observed } from './observed.ts';
+import { podCount } from '../resources/statefulset.ts';
 
 export function statefulSetReplicas(
   spec: DefaultedSpec,

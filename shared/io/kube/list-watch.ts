@@ -1,5 +1,5 @@
-// List + watch of one resource, reporting every change as add / update / delete, the way
-// client-go's reflector keeps a cache (the informer of @kubernetes/client-node lost events
+// List + watch of one resource, keeping the objects (an informer's store) and reporting every
+// change as add / update / delete, the way client-go's reflector keeps a cache (the informer of @kubernetes/client-node lost events
 // and never backed off: see git history). The loop:
 //   list     emit `add` for what is new, `update` for EVERY object that still exists (after a
 //            gap nobody knows what changed: the reconciler re-reads), `delete` for what is gone
@@ -9,13 +9,23 @@
 //            no connection (API server down) -> watch again from the same version, backing off
 //            any other API error             -> list again, backing off
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { backoffDelay, type BackoffPolicy } from '../../shared/core/queue/backoff.ts';
-import type { Verb } from '../../shared/core/apiserver-events.ts';
-import type { Logger } from '../../shared/io/log.ts';
-import { abortableSleep } from './sleep.ts';
+import { backoffDelay, type BackoffPolicy } from '../../core/queue/backoff.ts';
+import type { Verb } from '../../core/apiserver-events.ts';
+import type { Logger } from '../log.ts';
+import { abortableSleep } from '../sleep.ts';
 import { isConnectionError, isExpired, type ListWatchClient, type WatchEvent } from './watch-client.ts';
 
-export type OnChange = (object: KubernetesObject, verb: Verb) => void;
+/** previous: the object as known before this change (undefined for an add). */
+export type OnChange = (object: KubernetesObject, verb: Verb, previous?: KubernetesObject) => void;
+
+export interface ListWatch {
+  /** The first list has been taken in: the store holds what the API server held then, or later. */
+  readonly synced: boolean;
+  /** An object by `namespace/name` (`/name` when cluster-scoped). */
+  get(key: string): KubernetesObject | undefined;
+  list(): KubernetesObject[];
+  stop(): Promise<void>;
+}
 
 export interface ListWatchOptions {
   readonly client: ListWatchClient;
@@ -27,14 +37,15 @@ export interface ListWatchOptions {
   readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
-const keyOf = (o: KubernetesObject) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
+export const keyOf = (o: KubernetesObject) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
 const versionOf = (o: KubernetesObject) => o.metadata?.resourceVersion;
 
-export function startListWatch(options: ListWatchOptions): { stop(): Promise<void> } {
+export function startListWatch(options: ListWatchOptions): ListWatch {
   const { client, onChange, backoff, log, random = Math.random, sleep = abortableSleep } = options;
   const stopping = new AbortController();
   const known = new Map<string, KubernetesObject>();
   let listedBefore = false;
+  let synced = false;
 
   // 1: a list replaces what is known; the differences (and every survivor) are emitted.
   async function relist(): Promise<string> {
@@ -45,17 +56,20 @@ export function startListWatch(options: ListWatchOptions): { stop(): Promise<voi
       seen.add(key);
       const before = known.get(key);
       known.set(key, item);
-      if (before && before.metadata?.uid !== item.metadata?.uid) onChange(before, 'delete');
-      onChange(item, before && before.metadata?.uid === item.metadata?.uid ? 'update' : 'add');
+      const same = before !== undefined && before.metadata?.uid === item.metadata?.uid;
+      if (before && !same) onChange(before, 'delete', before);
+      if (same) onChange(item, 'update', before);
+      else onChange(item, 'add');
     }
     for (const [key, object] of known) {
       if (!seen.has(key)) {
         known.delete(key);
-        onChange(object, 'delete');
+        onChange(object, 'delete', object);
       }
     }
     if (listedBefore) log.info({ objects: items.length }, 'listed again; every object re-emitted');
     listedBefore = true;
+    synced = true;
     return resourceVersion;
   }
 
@@ -63,12 +77,14 @@ export function startListWatch(options: ListWatchOptions): { stop(): Promise<voi
   function apply(event: WatchEvent): string | undefined {
     const object = event.object;
     if (event.type === 'ADDED' || event.type === 'MODIFIED') {
-      const had = known.has(keyOf(object));
+      const before = known.get(keyOf(object));
       known.set(keyOf(object), object);
-      onChange(object, had ? 'update' : 'add');
+      if (before) onChange(object, 'update', before);
+      else onChange(object, 'add');
     } else if (event.type === 'DELETED') {
+      const before = known.get(keyOf(object));
       known.delete(keyOf(object));
-      onChange(object, 'delete');
+      onChange(object, 'delete', before ?? object);
     }
     return versionOf(object);
   }
@@ -118,6 +134,11 @@ export function startListWatch(options: ListWatchOptions): { stop(): Promise<voi
 
   const running = run().catch((error: unknown) => log.error({ err: error }, 'list-watch loop ended'));
   return {
+    get synced() {
+      return synced;
+    },
+    get: (key) => known.get(key),
+    list: () => [...known.values()],
     async stop() {
       stopping.abort();
       await running;

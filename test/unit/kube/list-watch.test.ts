@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { startListWatch } from '../../../functions/event-source/list-watch.ts';
-import { watchClient } from '../../../functions/event-source/watch-client.ts';
+import { startListWatch } from '../../../shared/io/kube/list-watch.ts';
+import { watchClient } from '../../../shared/io/kube/watch-client.ts';
 import { createLogger } from '../../../shared/io/log.ts';
 import {
   apiException,

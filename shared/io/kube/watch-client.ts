@@ -5,6 +5,8 @@
 // become a WatchError with code 410.
 import type { KubernetesListObject, KubernetesObject, Watch } from '@kubernetes/client-node';
 
+export { isConnectionError, isExpired } from './errors.ts';
+
 export interface WatchEvent {
   readonly type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
   readonly object: KubernetesObject;
@@ -27,20 +29,11 @@ export class WatchError extends Error {
   }
 }
 
-const statusOf = (error: unknown): number | undefined => {
-  const e = error as { code?: unknown; statusCode?: unknown } | null;
-  if (typeof e?.statusCode === 'number') return e.statusCode;
-  return typeof e?.code === 'number' ? e.code : undefined;
-};
-
-export const isExpired = (error: unknown) => statusOf(error) === 410;
-/** No HTTP status at all: refused, reset, timed out (the API server is down or restarting). */
-export const isConnectionError = (error: unknown) => statusOf(error) === undefined;
-
 export interface WatchClientOptions {
   /** Collection path, e.g. /api/v1/namespaces/ns/pods. */
   readonly path: string;
   readonly labelSelector?: string;
+  readonly fieldSelector?: string;
   /** Server-side end of each watch; the client gives up 30s after it (a frozen server). */
   readonly timeoutSeconds: number;
 }
@@ -81,6 +74,7 @@ export function watchClient(
           timeoutSeconds: options.timeoutSeconds,
         };
         if (options.labelSelector) params.labelSelector = options.labelSelector;
+        if (options.fieldSelector) params.fieldSelector = options.fieldSelector;
         watch
           .watch(
             options.path,
