@@ -1,5 +1,6 @@
 // Wiring of the ingest function: the queue producer (fail-fast Redis connection), the owner
-// lookup for reference-mode events, and the router on the shared HTTP app.
+// lookup for reference-mode events, the resync owed after refused events (./owed-resync.ts),
+// and the router on the shared HTTP app.
 import type { StartFunction } from '../function-context.ts';
 import { required } from '../start-config.ts';
 import { queueMetrics } from '../../shared/io/metrics.ts';
@@ -7,6 +8,8 @@ import { producerConnection } from '../../shared/io/queue/connection.ts';
 import { createReconcileQueue } from '../../shared/io/queue/reconcile-queue.ts';
 import { ingestRouter } from './app.ts';
 import { lazyOwnerLookup } from './lazy-lookup.ts';
+import { owedResync } from './owed-resync.ts';
+import { retained, defaultRetention, resyncJobName } from '../../shared/io/queue/job-options.ts';
 
 export const start: StartFunction = async ({ config, log, app, registry, addProbe }) => {
   const redisUrl = required(config.redisUrl, 'REDIS_URL', 'ingest');
@@ -21,6 +24,18 @@ export const start: StartFunction = async ({ config, log, app, registry, addProb
     const kube = await import('../kube.ts');
     return kube.kubeOwnerLookup(kube.loadKubeConfig(config.kubeconfig));
   });
+  // Every 503 to an event is a dropped event once the sender gives up: owe a resync.
+  const owed = owedResync({
+    requestResync: async () => {
+      await queue.bull.add(resyncJobName, { key: '', reason: 'resync' }, retained(defaultRetention));
+    },
+    everyMs: 1_000,
+    log,
+  });
+  app.post('/', (_req, res, next) => {
+    res.on('finish', () => res.statusCode === 503 && owed.owe());
+    next();
+  });
   app.use(
     ingestRouter({
       enqueue: queue.enqueue,
@@ -31,5 +46,10 @@ export const start: StartFunction = async ({ config, log, app, registry, addProb
     }),
   );
   addProbe({ name: 'queue-redis', check: () => queue.ping().then(() => true) });
-  return { close: () => queue.close() };
+  return {
+    close: () => {
+      owed.stop();
+      return queue.close();
+    },
+  };
 };
