@@ -131,8 +131,10 @@ export function planAfterEngine(input: AfterEngineInput): KubePlan {
   // 8: pods stuck on a lost node go once Redis holds their nodes failed (a cut-off kubelet's
   // Redis may still serve)
   for (const pod of podsToForceDelete(observed.pods, pass.topology, now)) steps.push({ kind: 'forceDeletePod', pod });
-  // 9: status
-  const activity = activityOf(input);
+  // 9: status; a volume still growing is reported, and looked at again (its resize ends with
+  // no event the operator watches)
+  const resizing = volumePlanOf(spec, observed).resizing;
+  const activity = activityOf(input, resizing);
   const status = computeStatus({
     ...statusBase(input),
     topology: pass.topology,
@@ -142,16 +144,19 @@ export function planAfterEngine(input: AfterEngineInput): KubePlan {
   });
   const summary = passSummary(status.operation?.progress ?? pass.plan.progress.message, pass.applied);
   // 10: when to look again
-  return { steps, status, outcome: noted(nextPass(status, pass, input), { summary, status: snapshotOf(status) }) };
+  return {
+    steps,
+    status,
+    outcome: noted(nextPass(status, pass, input, resizing !== undefined), { summary, status: snapshotOf(status) }),
+  };
 }
 
 /** What the pass is doing beyond the engine's plan: a rolling restart of a settled cluster, or pods not all Ready. */
-function activityOf(input: AfterEngineInput): StatusInput['activity'] {
+function activityOf(input: AfterEngineInput, resizing: string | undefined): StatusInput['activity'] {
   const { rollout, plan } = input.pass;
   const rotating = input.pass.rotation?.rotating ? input.pass.rotation : undefined;
   if (rotating) return { type: 'RotatePassword', message: rotating.progress ?? 'rotating password' };
   // volume growth first: while the StatefulSet is replaced, the rollout only waits for it
-  const resizing = volumePlanOf(input.spec, input.observed).resizing;
   if (resizing) return { type: 'ResizeVolumes', message: resizing };
   if (plan.converged) {
     switch (rollout.kind) {
@@ -181,7 +186,7 @@ function activityOf(input: AfterEngineInput): StatusInput['activity'] {
  * the end of the grace period, and no event will come for it). Otherwise soon after steps,
  * else when the engine asked, never later than the next lost-pod check.
  */
-function nextPass(status: RedisClusterStatus, pass: EnginePass, input: AfterEngineInput): Outcome {
+function nextPass(status: RedisClusterStatus, pass: EnginePass, input: AfterEngineInput, resizing: boolean): Outcome {
   const lost = nextLostPodCheck(input.observed.pods, input.now);
   const rotation = pass.rotation?.rotating ? pass.rotation : undefined;
   if (rotation)
@@ -189,7 +194,6 @@ function nextPass(status: RedisClusterStatus, pass: EnginePass, input: AfterEngi
       rotation.steps.length > 0 ? REQUEUE_AFTER_STEPS_MS : (rotation.requeueAfterMs ?? REQUEUE_SETTLING_MS),
     );
   const ready = status.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
-  const resizing = volumePlanOf(input.spec, input.observed).resizing !== undefined;
   if (ready && pass.rollout.kind === 'none' && !resizing) return lost === undefined ? done() : requeueAfter(lost);
   const wanted = pass.applied.length > 0 ? REQUEUE_AFTER_STEPS_MS : pass.plan.requeueAfterMs || REQUEUE_WAITING_MS;
   return requeueAfter(Math.min(wanted, lost ?? Infinity));

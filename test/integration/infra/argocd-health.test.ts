@@ -7,13 +7,12 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { repoRoot } from '../../../infra/local/paths.ts';
 import type { RedisCluster, RedisClusterStatus } from '../../../shared/core/api/v1beta1.ts';
-import { computeStatus, pausedStatus, type StatusInput } from '../../../shared/core/reconcile/status.ts';
+import { pausedStatus } from '../../../shared/core/reconcile/status.ts';
 import { requireCommand } from '../../support/prerequisites.ts';
 import { aTopology, pods, threeByOne } from '../../unit/cluster/builders.ts';
-import { aPlan, somePods } from '../../unit/reconcile/builders.ts';
+import { aPlan, aStatus, T0, wasReady } from '../../unit/reconcile/builders.ts';
 
 const healthLua = join(repoRoot, 'infra/argocd/health.lua');
-const T0 = '2026-01-01T00:00:00.000Z';
 
 /** A JSON value as a Lua table constructor (Argo CD hands the script the object so). */
 function toLua(value: unknown): string {
@@ -38,25 +37,7 @@ function health(cluster: Partial<RedisCluster>): { status: string; message: stri
   return { status, message };
 }
 
-const wasReady: RedisClusterStatus = {
-  phase: 'Running',
-  conditions: [{ type: 'Ready', status: 'True', reason: 'ClusterReady', message: '', lastTransitionTime: T0 }],
-};
-
-function statusOf(fields: Partial<StatusInput> = {}): RedisClusterStatus {
-  return computeStatus({
-    name: 'redis',
-    generation: 3,
-    previous: wasReady,
-    expectedPods: 6,
-    pods: somePods(6),
-    topology: aTopology(pods(6), threeByOne),
-    plan: aPlan(),
-    paused: false,
-    now: T0,
-    ...fields,
-  });
-}
+const statusOf = aStatus;
 
 const aCluster = (status: RedisClusterStatus | undefined, more: Partial<RedisCluster> = {}): Partial<RedisCluster> => ({
   apiVersion: 'cache.redis.io/v1beta1',

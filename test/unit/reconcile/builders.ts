@@ -6,6 +6,8 @@ import type { RedisCluster, RedisClusterSpec, RedisClusterStatus } from '../../.
 import type { ClusterPlan, Phase, Problem } from '../../../shared/core/cluster/plan-types.ts';
 import type { ObservedClaim, ObservedPod } from '../../../shared/core/reconcile/observed.ts';
 import type { OwnerCluster } from '../../../shared/core/resources/meta.ts';
+import { computeStatus, type StatusInput } from '../../../shared/core/reconcile/status.ts';
+import { aTopology, pods, threeByOne } from '../cluster/builders.ts';
 
 export const CLUSTER = 'redis';
 export const NAMESPACE = 'shop';
@@ -126,4 +128,28 @@ export function aPlan(
       ...(fields.slotsToMove !== undefined ? { slotsToMove: fields.slotsToMove } : {}),
     },
   };
+}
+
+export const T0 = '2026-01-01T00:00:00.000Z';
+export const T1 = '2026-01-01T00:01:00.000Z';
+/** The status of a cluster that has been Ready before. */
+export const wasReady: RedisClusterStatus = {
+  phase: 'Running',
+  conditions: [{ type: 'Ready', status: 'True', reason: 'ClusterReady', message: '', lastTransitionTime: T0 }],
+};
+
+/** The status computeStatus gives a healthy 3x1 cluster that was Ready before, at T1, with `fields` over it. */
+export function aStatus(fields: Partial<StatusInput> = {}): RedisClusterStatus {
+  return computeStatus({
+    name: CLUSTER,
+    generation: 3,
+    previous: wasReady,
+    expectedPods: 6,
+    pods: somePods(6),
+    topology: aTopology(pods(6), threeByOne),
+    plan: aPlan(),
+    paused: false,
+    now: T1,
+    ...fields,
+  });
 }

@@ -1,9 +1,7 @@
 import { expect } from 'chai';
 import type { Condition } from '../../../shared/core/api/k8s-types.ts';
 import type { RedisClusterStatus } from '../../../shared/core/api/v1beta1.ts';
-import type { Topology } from '../../../shared/core/cluster/topology.ts';
 import {
-  computeStatus,
   failedStatus,
   pausedStatus,
   podsActivityType,
@@ -11,31 +9,9 @@ import {
   type StatusInput,
 } from '../../../shared/core/reconcile/status.ts';
 import { aTopology, pods, threeByOne, type NodeSpec } from '../cluster/builders.ts';
-import { aPlan, somePods } from './builders.ts';
+import { aPlan, aStatus, somePods, T0, T1, wasReady } from './builders.ts';
 
-const T0 = '2026-01-01T00:00:00.000Z';
-const T1 = '2026-01-01T00:01:00.000Z';
-const healthy = (): Topology => aTopology(pods(6), threeByOne);
-/** A cluster that has been Ready before. */
-const wasReady: RedisClusterStatus = {
-  phase: 'Running',
-  conditions: [{ type: 'Ready', status: 'True', reason: 'ClusterReady', message: '', lastTransitionTime: T0 }],
-};
-
-function status(fields: Partial<StatusInput> = {}): RedisClusterStatus {
-  return computeStatus({
-    name: 'redis',
-    generation: 3,
-    previous: wasReady,
-    expectedPods: 6,
-    pods: somePods(6),
-    topology: healthy(),
-    plan: aPlan(),
-    paused: false,
-    now: T1,
-    ...fields,
-  });
-}
+const status = aStatus;
 const condition = (s: RedisClusterStatus, type: string) => s.conditions?.find((c) => c.type === type) as Condition;
 /** What a paused pass passes: it observes no Redis and plans nothing. */
 const paused: Partial<StatusInput> = { paused: true, topology: undefined, plan: undefined };
