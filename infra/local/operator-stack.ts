@@ -71,6 +71,10 @@ export interface OperatorStack {
   stopWorker(index: number, signal?: NodeJS.Signals): Promise<void>;
   /** Starts worker i again (after stopWorker) and waits until it is ready. */
   startWorker(index: number): Promise<void>;
+  /** Stops the queue's Redis (SIGTERM: it writes its append-only file and exits): a queue outage. */
+  stopQueue(): Promise<void>;
+  /** Starts the queue's Redis again on the same port and data, and waits until it answers. */
+  startQueue(): Promise<void>;
   /** Stops every process (SIGTERM, then SIGKILL), verifies they are gone, and removes the
    * ValidatingWebhookConfiguration it created. Safe to call more than once. */
   stop(): Promise<void>;
@@ -265,6 +269,14 @@ export async function startOperatorStack(options: OperatorStackOptions): Promise
         if (running.get(`worker-${index}`)?.alive()) throw new Error(`worker ${index} is running`);
         // The same port, so urls.workerMetrics[index] stays right.
         await startWorkerProcess(index, Number(new URL(workers[index]!).port));
+      },
+      async stopQueue() {
+        await running.get('queue-redis')!.stop(30_000);
+      },
+      async startQueue() {
+        if (running.get('queue-redis')!.alive()) throw new Error("the queue's Redis is running");
+        const again = await startQueueRedis(queue.dir, { port: queue.port });
+        running.set('queue-redis', again.process);
       },
       stop,
     };

@@ -35,9 +35,13 @@ function ping(port: number): Promise<boolean> {
   });
 }
 
-export async function startQueueRedis(dir: string, redisServer = 'redis-server'): Promise<QueueRedis> {
+/** Starts the queue's Redis in dir; on `port` when given (a restart keeps its URL and data). */
+export async function startQueueRedis(
+  dir: string,
+  { port: fixedPort, redisServer = 'redis-server' }: { port?: number; redisServer?: string } = {},
+): Promise<QueueRedis> {
   await mkdir(dir, { recursive: true });
-  const port = await freeLoopbackPort();
+  const port = fixedPort ?? (await freeLoopbackPort());
   const log = join(dir, 'redis.log');
   const proc = spawnStackProcess({
     name: 'queue-redis',

@@ -5,7 +5,7 @@
 // events (functions/ingest/owed-resync.ts) brings the change in: the bench measures how long
 // after the recovery the change is reconciled. The periodic resync is an hour away here. Also
 // prints the cold build times of the Knative binaries (their build-time.json).
-import { existsSync, readFileSync, readlinkSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +13,7 @@ import { startEnvironment } from '../../infra/local/environment.ts';
 import { adapterWatching, openWatches, startKnativeAdapter } from '../../infra/local/knative/adapter.ts';
 import { knativeBuild } from '../../infra/local/knative/binaries.ts';
 import { startOperatorStack, type OperatorStack } from '../../infra/local/operator-stack.ts';
-import { spawnStackProcess, type StackProcess } from '../../infra/local/stack-process.ts';
+import type { StackProcess } from '../../infra/local/stack-process.ts';
 import { ClusterView, fullShape } from '../e2e/observe.ts';
 import { localEnvironment } from '../support/local-env.ts';
 import type { BenchResult } from './table.ts';
@@ -36,7 +36,6 @@ export default async function knative(args: string[]): Promise<BenchResult> {
   const ns = `bench-knative-${process.pid}`;
   let stack: OperatorStack | undefined;
   let adapter: StackProcess | undefined;
-  let queue: StackProcess | undefined;
   try {
     await env.kubectl(['create', 'namespace', ns]);
     stack = await startOperatorStack({
@@ -70,25 +69,15 @@ export default async function knative(args: string[]): Promise<BenchResult> {
       }),
     });
     await view.until('Ready with 3 masters', fullShape(3, 0));
-    // 2: the queue's Redis killed (a frozen one would still take the commands written to its
+    // 2: the queue's Redis stopped (a frozen one would still take the commands written to its
     // socket, and run them on waking); the scale-out made 5 s into the outage; then the same
     // redis-server started again on its port and data.
-    const pid = stack.pids()['queue-redis']!;
-    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
-    const cwd = readlinkSync(`/proc/${pid}/cwd`);
-    process.kill(pid, 'SIGTERM');
-    await env.waitFor(() => !existsSync(`/proc/${pid}`), { what: 'the queue Redis gone', timeout: 30_000 });
+    await stack.stopQueue();
+    const stoppedAt = performance.now();
     await sleep(5_000);
     await env.kubectl(['patch', 'rediscluster', 'outage', '-n', ns, '--type=merge', '-p', '{"spec":{"masters":4}}']);
-    await sleep(outageMs - 5_000);
-    queue = spawnStackProcess({
-      name: 'queue-redis-again',
-      command: argv[0]!,
-      args: argv.slice(1),
-      cwd,
-      env: process.env,
-      log: join(stack.dir, 'logs', 'queue-redis-again.log'),
-    });
+    await sleep(Math.max(0, outageMs - (performance.now() - stoppedAt)));
+    await stack.startQueue();
     const resumedAt = performance.now();
     // 3: the first reconcile that saw the change, and Ready in the new shape.
     const generation = (await view.get())!.metadata.generation;
@@ -137,7 +126,6 @@ export default async function knative(args: string[]): Promise<BenchResult> {
     await adapter?.stop(10_000).catch(() => {});
     await env.kubectl(['delete', 'rediscluster', '--all', '-n', ns, '--timeout=120s']).catch(() => {});
     await stack?.stop().catch(() => {});
-    await queue?.stop(10_000).catch(() => {});
     await env.kubectl(['delete', 'namespace', ns, '--wait=false']).catch(() => {});
   }
 }
