@@ -41,6 +41,12 @@ export const debianPackages = [
     why: "the Argo CD health check (infra/argocd) is tested in Lua 5.1, the language of Argo CD's interpreter",
     for: ['test'],
   },
+  {
+    name: 'prometheus',
+    command: 'promtool',
+    why: "the alerts of infra/monitoring are tested by Prometheus' own rule engine (promtool test rules)",
+    for: ['test'],
+  },
 ];
 
 /** Go builds the control plane (infra/local/build-binaries.sh); only needed until it is cached. */
