@@ -8,6 +8,7 @@ const allCommands = {
   chromium: true,
   iptables: true,
   'lua5.1': true,
+  promtool: true,
 };
 
 /** A machine where everything `npm test` needs is in place. */
