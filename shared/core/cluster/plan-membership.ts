@@ -42,14 +42,16 @@ export function planMeet(ctx: PlanContext): PhasePlan {
     });
   }
   const seen = new Set<string>();
-  // A node that moved learns its own new address only from a MEET it receives.
+  // A node that moved learns its own new address only from a MEET it receives: from the
+  // anchor, or, when it is the anchor (a moved node can know the most entries), another member.
   for (const view of state.members) {
     const me = myselfOf(view).address;
-    if (view !== anchor && me && addressKey(me) !== addressKey(view.address)) {
+    const from = view === anchor ? state.members.find((v) => v !== anchor) : anchor;
+    if (from && me && addressKey(me) !== addressKey(view.address)) {
       seen.add(view.id);
       steps.push({
         kind: 'meet',
-        from: refOf(anchor),
+        from: refOf(from),
         to: view.address,
         reason: `${view.pod} still believes it is at ${me.ip}`,
       });

@@ -167,6 +167,25 @@ describe('planCluster', () => {
     expect(plan.steps.some((s) => s.kind === 'meet' && s.to.ip === all[3]?.address.ip)).to.equal(true);
   });
 
+  it('re-MEETs a moved node that still believes it is at its old address, also when it is the anchor', () => {
+    const all = pods(6);
+    const topology = aTopology(all, threeByOne, {
+      // redis-4 knows one entry more than the others (a handshake still under way): the anchor.
+      lines: (v) => (v === 4 ? [`${'e'.repeat(40)} 127.8.8.8:6379@16379 handshake - 0 0 0 disconnected`] : []),
+    });
+    const stuck = {
+      ...topology,
+      views: topology.views.map((v) =>
+        v.pod === 'redis-4'
+          ? { ...v, entries: v.entries.map((e) => (e.myself ? { ...e, address: { ip: '127.9.9.9', port: 6379 } } : e)) }
+          : v,
+      ),
+    };
+    const plan = planCluster(aDesired(3, 1, all), stuck, NOW);
+    expect(plan.steps.filter((s) => s.kind === 'meet' && s.to.ip === all[4]?.address.ip)).to.have.length(1);
+    expect(plan.converged).to.equal(false);
+  });
+
   it('never holds more than one disruptive step, whatever the state', () => {
     const all = pods(9);
     const cases = [aTopology(all, [...threeByOne, { pod: 6 }, { pod: 7 }, { pod: 8 }]), aTopology(all, threeByOne)];
