@@ -1,0 +1,214 @@
+// `npm run bench -- fleet [--clusters 100] [--masters 3] [--replicas 1] [--rest-s 120] [--env NAME]`:
+// a fleet of RedisClusters created at once on the local Kubernetes, the operator as separate
+// processes (event source -> ingest -> queue -> one reconcile worker). Sampled every 5 s until
+// all are Ready in full shape: how many are Ready, the queue depth, the worker's and ingest's
+// memory, the machine's load, and the API requests per second (the API server's audit log, by
+// User-Agent). Then --rest-s at rest, with the periodic resync every 60 s: requests per minute.
+// --env NAME (or KNREDIS_BENCH_ENV) uses a running environment started with --audit and enough
+// nodes (110 pods each); otherwise one is started and stopped.
+import { readFileSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { auditPaths } from '../../infra/local/control-plane.ts';
+import { startEnvironment } from '../../infra/local/environment.ts';
+import { stopEnvironment } from '../../infra/local/stop.ts';
+import { startOperatorStack, type OperatorStack } from '../../infra/local/operator-stack.ts';
+import { RECONCILE_USER_AGENT } from '../../functions/reconcile/index.ts';
+import type { RedisCluster } from '../../shared/core/api/v1beta1.ts';
+import { fullShape } from '../e2e/observe.ts';
+import { localEnvironment, type LocalEnvironment } from '../support/local-env.ts';
+import { AuditLog, isWatch, type AuditedRequest } from './audit-log.ts';
+import type { BenchResult } from './table.ts';
+
+const option = (args: string[], name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const SAMPLE_MS = 5_000;
+const RESYNC_MS = 60_000;
+/** The local kubelet's pod capacity per node (infra/local/kubelet/node-spec.ts). */
+const PODS_PER_NODE = 110;
+
+/** Resident memory of a process, in MB (0 once it is gone). */
+function rssMb(pid: number | undefined): number {
+  try {
+    const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return Math.round(Number(kb) / 1024);
+  } catch {
+    return 0;
+  }
+}
+
+/** Who made a request, from its User-Agent. */
+function requester(r: AuditedRequest): 'worker' | 'bench' | 'other' {
+  if (r.userAgent.startsWith(RECONCILE_USER_AGENT)) return 'worker';
+  if (r.userAgent.startsWith('kubectl')) return 'bench';
+  return 'other';
+}
+
+interface Sample {
+  readonly s: number;
+  readonly ready: number;
+  readonly depth: number;
+  readonly workerMb: number;
+  readonly frontMb: number;
+  readonly load: number;
+  readonly workerRps: number;
+  readonly otherRps: number;
+}
+
+export default async function fleet(args: string[]): Promise<BenchResult> {
+  const clusters = Number(option(args, '--clusters') ?? 100);
+  const masters = Number(option(args, '--masters') ?? 3);
+  const replicas = Number(option(args, '--replicas') ?? 1);
+  const restMs = Number(option(args, '--rest-s') ?? 120) * 1000;
+  const pods = clusters * masters * (1 + replicas);
+  const reuse = option(args, '--env') ?? process.env.KNREDIS_BENCH_ENV;
+  const started = reuse ? undefined : `bench-fleet-${process.pid}`;
+  const nodes = Math.max(3, Math.ceil((pods * 1.2) / PODS_PER_NODE));
+  if (started)
+    await startEnvironment({
+      name: started,
+      owner: process.pid,
+      audit: true,
+      nodes,
+      progress: (m) => console.error(`local: ${m}`),
+    });
+  process.env.KNREDIS_TEST_ENV = reuse ?? started;
+  const ns = `bench-fleet-${process.pid}`;
+  let env: LocalEnvironment | undefined;
+  let stack: OperatorStack | undefined;
+  try {
+    env = await localEnvironment();
+    await env.kubectl(['create', 'namespace', ns]);
+    stack = await startOperatorStack({
+      kubeconfig: env.kubeconfigPath,
+      kubectl: env.kubectlPath,
+      dir: await mkdtemp(join(tmpdir(), 'knredis-bench-fleet-')),
+      workers: 1,
+      webhookConfigurationName: `knredis-bench-fleet-${process.pid}`,
+      onSignal: 'kill',
+      extraEnv: { RESYNC_INTERVAL_MS: String(RESYNC_MS), RESYNC_JITTER_MS: '10000' },
+    });
+    const audit = new AuditLog(auditPaths(env.state.dir).log);
+    const list = async () =>
+      (JSON.parse(await env!.kubectl(['get', 'redisclusters', '-n', ns, '-o', 'json'])) as { items: RedisCluster[] })
+        .items;
+    const depth = async () => {
+      const text = await (await fetch(stack!.urls.metrics)).text();
+      return Number(/^workqueue_depth\{[^}]*\} (\d+)/m.exec(text)?.[1] ?? NaN);
+    };
+    const samples: Sample[] = [];
+    let offset = await audit.size();
+    let last = performance.now();
+    const t0 = performance.now();
+    const sample = async (): Promise<Sample> => {
+      const now = performance.now();
+      const size = await audit.size();
+      const requests = (await audit.since(offset)).filter((r) => !isWatch(r));
+      offset = size;
+      const perS = (who: string) =>
+        Math.round(requests.filter((r) => requester(r) === who).length / ((now - last) / 1000));
+      last = now;
+      const pids = stack!.pids();
+      const items = await list();
+      const s: Sample = {
+        s: Math.round((now - t0) / 1000),
+        ready: items.filter(fullShape(masters, replicas)).length,
+        depth: await depth().catch(() => NaN),
+        workerMb: rssMb(pids['worker-0']),
+        frontMb: rssMb(pids.front),
+        load: Math.round(loadavg()[0]! * 10) / 10,
+        workerRps: perS('worker'),
+        otherRps: perS('other'),
+      };
+      samples.push(s);
+      console.error(JSON.stringify(s));
+      return s;
+    };
+    await sample();
+    // All at once: one kubectl apply of a List.
+    await env.kubectl(['apply', '-f', '-'], {
+      input: JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'List',
+        items: Array.from({ length: clusters }, (_, i) => ({
+          apiVersion: 'cache.redis.io/v1beta1',
+          kind: 'RedisCluster',
+          metadata: { name: `f${i}`, namespace: ns },
+          spec: { masters, replicasPerMaster: replicas, storage: { reclaim: 'Delete' } },
+        })),
+      }),
+    });
+    let firstReadyS: number | undefined;
+    for (;;) {
+      await sleep(SAMPLE_MS);
+      const s = await sample();
+      if (s.ready > 0) firstReadyS ??= s.s;
+      if (s.ready === clusters) break;
+      if (s.s > 3_600) throw new Error(`only ${s.ready} of ${clusters} Ready after an hour`);
+    }
+    const allReadyS = samples.at(-1)!.s;
+    // At rest: requests per minute over resync periods.
+    const restFrom = await audit.size();
+    const restStarted = performance.now();
+    while (performance.now() - restStarted < restMs) {
+      await sleep(SAMPLE_MS);
+      await sample();
+    }
+    const rest = (await audit.since(restFrom)).filter((r) => !isWatch(r));
+    const restMinutes = (performance.now() - restStarted) / 60_000;
+    const perMinute = (who: string) => Math.round(rest.filter((r) => requester(r) === who).length / restMinutes);
+    const ramp = samples.filter((s) => s.s <= allReadyS);
+    const peak = (f: (s: Sample) => number, of = samples) => Math.max(...of.map(f));
+    const first = samples.find((s) => s.ready > 0) ?? samples[0]!;
+    const summary = {
+      clusters,
+      shape: `${masters}x${replicas}`,
+      pods,
+      nodes: reuse ? undefined : nodes,
+      allReady: true,
+      secondsToFirstReady: firstReadyS,
+      secondsToReady: allReadyS,
+      workerRssMb: peak((s) => s.workerMb),
+      workerRssMbAtFirstReady: first.workerMb,
+      ingestRssMb: peak((s) => s.frontMb),
+      peakQueueDepth: peak((s) => (Number.isNaN(s.depth) ? 0 : s.depth)),
+      rampWorkerRequestsPerS: Math.round(ramp.reduce((a, s) => a + s.workerRps, 0) / Math.max(1, ramp.length)),
+      peakLoad1m: peak((s) => s.load),
+      restWorkerRequestsPerMin: perMinute('worker'),
+      restOtherRequestsPerMin: perMinute('other'),
+    };
+    const every = Math.max(1, Math.floor(samples.length / 24));
+    return {
+      tables: [
+        {
+          title: `${clusters} RedisClusters ${masters}x${replicas} (${pods} redis-server processes) applied at once; one worker`,
+          columns: ['what', 'value'],
+          rows: [
+            ['first Ready (s)', firstReadyS ?? '-'],
+            ['all Ready (s)', allReadyS],
+            ['worker RSS at first Ready / peak (MB)', `${first.workerMb} / ${summary.workerRssMb}`],
+            ['ingest + dashboard RSS peak (MB)', summary.ingestRssMb],
+            ['queue depth peak', summary.peakQueueDepth],
+            ['worker API requests/s during the ramp (mean)', summary.rampWorkerRequestsPerS],
+            ['load average (1 min) peak, 2 cores', summary.peakLoad1m],
+            [`worker API requests/min at rest (resync every ${RESYNC_MS / 1000} s)`, summary.restWorkerRequestsPerMin],
+            ['other operator API requests/min at rest', summary.restOtherRequestsPerMin],
+          ],
+        },
+        {
+          title: 'over time (every 5 s sample, thinned)',
+          columns: ['s', 'Ready', 'queue depth', 'worker MB', 'ingest MB', 'load', 'worker req/s', 'other req/s'],
+          rows: samples
+            .filter((_, i) => i % every === 0 || i === samples.length - 1)
+            .map((s) => [s.s, s.ready, s.depth, s.workerMb, s.frontMb, s.load, s.workerRps, s.otherRps]),
+        },
+      ],
+      summary,
+    };
+  } finally {
+    await env?.kubectl(['delete', 'redisclusters', '--all', '-n', ns, '--wait=false']).catch(() => {});
+    await stack?.stop().catch(() => {});
+    if (started) await stopEnvironment(started, { purge: true }).catch(() => {});
+  }
+}
