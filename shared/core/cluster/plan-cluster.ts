@@ -41,6 +41,7 @@ export function planCluster(
       });
   }
   const removal = planRemoval(ctx);
+  problems.push(...removal.problems);
   const result = (phase: Phase, steps: Step[], message: string, extra: Partial<ClusterPlan> = {}): ClusterPlan => {
     if (steps.filter(isDisruptive).length > 1)
       throw new Error(`plan holds ${steps.filter(isDisruptive).length} disruptive steps`);
