@@ -42,7 +42,7 @@ export interface NodeSpec {
   listedAt?: { ip: string; by: number[] };
 }
 
-/** A cluster where every listed node knows every other; nodes without a view are unreachable. */
+/** A cluster where every listed node knows every other (unless `alone` or `knows` say otherwise); nodes without a view are unreachable. */
 export function aTopology(
   all: PodPlacement[],
   specs: NodeSpec[],

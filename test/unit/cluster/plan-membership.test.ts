@@ -33,6 +33,17 @@ describe('planMeet and planForgetGhosts (membership)', () => {
   const cases: [string, DesiredCluster, NodeSpec[], Parameters<typeof aContext>[2], string[], [string, RegExp][]][] = [
     ['plans nothing when every pod is a member', desired, threeByOne, {}, [], []],
     ['MEETs a fresh pod from the anchor', desired, with6({ keys: 0, epoch: 0 }), {}, ['meet redis-0>redis-6'], []],
+    [
+      'MEETs from a staying pod even when a leaving pod knows more nodes',
+      removing('redis-5'),
+      [
+        ...threeByOne.map((s) => (s.pod === 5 ? s : { ...s, knows: [0, 1, 2, 3, 4, 5] })),
+        { pod: 6, knows: [5], keys: 0, epoch: 0 },
+      ],
+      {},
+      ['meet redis-0>redis-6'],
+      [],
+    ],
     ['leaves out a pod outside the cluster that is being removed', removing('redis-6'), with6({}), {}, [], []],
     [
       'does not MEET twice while the anchor shows a handshake at the address',
