@@ -41,6 +41,7 @@ export function planCluster(
       });
   }
   const removal = planRemoval(ctx);
+  problems.push(...removal.problems);
   const result = (phase: Phase, steps: Step[], message: string, extra: Partial<ClusterPlan> = {}): ClusterPlan => {
     if (steps.filter(isDisruptive).length > 1)
       throw new Error(`plan holds ${steps.filter(isDisruptive).length} disruptive steps`);
@@ -59,9 +60,17 @@ export function planCluster(
 
   // 1: a fresh cluster is bootstrapped in one pass
   if (isFresh(ctx)) {
-    const steps = planBootstrap(ctx);
-    if (steps === 'wait') return result('waiting', [], 'waiting for every pod to answer before bootstrapping');
-    if (steps.length > 0) return result('bootstrapping', steps, 'bootstrapping the cluster');
+    const bootstrap = planBootstrap(ctx);
+    problems.push(...bootstrap.problems);
+    if (bootstrap.steps === 'wait')
+      return result(
+        'waiting',
+        [],
+        bootstrap.problems.length > 0
+          ? 'not bootstrapping: a pod is in another cluster'
+          : 'waiting for every pod to answer before bootstrapping',
+      );
+    if (bootstrap.steps.length > 0) return result('bootstrapping', bootstrap.steps, 'bootstrapping the cluster');
   }
   // 2: interrupted migrations come before anything else
   const resume = planResume(ctx);

@@ -4,6 +4,7 @@
 import { refOf } from './cluster-state.ts';
 import type { PlanContext } from './plan-context.ts';
 import type { PhasePlan, Problem } from './plan-types.ts';
+import type { SlotRange } from './slots.ts';
 import type { Step } from './steps.ts';
 import { addressKey, myselfOf } from './topology.ts';
 
@@ -19,14 +20,12 @@ export function planMeet(ctx: PlanContext): PhasePlan {
     // A MEET already under way shows as a handshake entry for the address.
     if (anchor.entries.some((e) => e.handshake && e.address && addressKey(e.address) === addressKey(stranger.address)))
       continue;
-    const claimed = myselfOf(stranger).slots.length > 0;
-    const conflict =
-      claimed &&
-      myselfOf(stranger).slots.some((r) => {
-        for (let s = r.start; s <= r.end; s++)
-          if (state.owner[s] !== null && state.owner[s] !== stranger.id) return true;
-        return false;
-      });
+    // Against what the members assign, not the folded owner: a stranger's claim with a higher
+    // epoch wins the fold, and joining it would take the slots (and keys) from their owner.
+    const mine = myselfOf(stranger).slots;
+    const conflict = state.members.some((v) =>
+      v.entries.some((e) => e.id !== stranger.id && e.slots.some((r) => mine.some((m) => overlap(r, m)))),
+    );
     if (conflict) {
       problems.push({
         code: 'ConflictingStranger',
@@ -70,6 +69,8 @@ export function planMeet(ctx: PlanContext): PhasePlan {
   }
   return { steps, problems };
 }
+
+const overlap = (a: SlotRange, b: SlotRange) => a.start <= b.end && b.start <= a.end;
 
 export function planForgetGhosts(ctx: PlanContext): Step[] {
   const { state, options } = ctx;

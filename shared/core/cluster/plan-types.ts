@@ -10,6 +10,7 @@ export type ProblemCode =
   | 'OpenSlotBlocked' // an interrupted migration whose other end is not reachable
   | 'StrandedKeys' // keys of a slot on a node that neither owns nor migrates it
   | 'ConflictingStranger' // a node outside the cluster claims slots the cluster owns
+  | 'ForeignCluster' // before bootstrap, a pod already knows nodes no pod of the cluster carries
   | 'PlacementRelaxed' // a replica shares a zone (or node) with its master: no better seat exists
   | 'NotEnoughPods'; // fewer usable pods than masters * (1 + replicas)
 
@@ -32,6 +33,7 @@ const blocking: Record<ProblemCode, boolean> = {
   OpenSlotBlocked: true,
   StrandedKeys: true,
   ConflictingStranger: true,
+  ForeignCluster: true,
   PlacementRelaxed: false,
   NotEnoughPods: true,
 };

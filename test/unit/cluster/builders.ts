@@ -32,9 +32,17 @@ export interface NodeSpec {
   failedBy?: number[];
   /** INFO replication of a replica: link down or still syncing. */
   syncing?: boolean;
+  /** Keys this node holds (default: the topology's `keys`). */
+  keys?: number;
+  /** Outside the cluster: it lists only itself and no other node lists it (fresh, or forgotten). */
+  alone?: boolean;
+  /** The pods its CLUSTER NODES lists besides itself (default: every node not alone). */
+  knows?: number[];
+  /** The address some views (by pod, itself included) list it at: a node that moved. */
+  listedAt?: { ip: string; by: number[] };
 }
 
-/** A cluster where every listed node knows every other; nodes without a view are unreachable. */
+/** A cluster where every listed node knows every other (unless `alone` or `knows` say otherwise); nodes without a view are unreachable. */
 export function aTopology(
   all: PodPlacement[],
   specs: NodeSpec[],
@@ -49,18 +57,22 @@ export function aTopology(
   const now = options.now ?? 1_000_000;
   const line = (s: NodeSpec, viewer: NodeSpec) => {
     const p = all[s.pod] as PodPlacement;
+    const ip = s.listedAt?.by.includes(viewer.pod) ? s.listedAt.ip : p.address.ip;
     const role = s.role === 'replica' ? 'slave' : 'master';
     const fail = !!s.fail && (s.failedBy ?? [viewer.pod]).includes(viewer.pod) && s !== viewer;
     const flags = [s === viewer ? 'myself' : '', role, fail ? (s.pfail ? 'fail?' : 'fail') : '']
       .filter(Boolean)
       .join(',');
-    return `${idOf(s.pod)} ${p.address.ip}:${p.address.port}@16379 ${flags} ${s.role === 'replica' ? idOf(s.of ?? 0) : '-'} 0 ${s.fail ? now - 60_000 : now} ${s.epoch ?? s.pod + 1} ${s.fail ? 'disconnected' : 'connected'} ${s.slots ?? ''}`.trim();
+    return `${idOf(s.pod)} ${ip}:${p.address.port}@16379 ${flags} ${s.role === 'replica' ? idOf(s.of ?? 0) : '-'} 0 ${s.fail ? now - 60_000 : now} ${s.epoch ?? s.pod + 1} ${s.fail ? 'disconnected' : 'connected'} ${s.slots ?? ''}`.trim();
   };
   const views: NodeView[] = specs
     .filter((s) => !(options.unreachable ?? []).includes(s.pod))
     .map((s) => {
       const p = all[s.pod] as PodPlacement;
-      const text = [...specs.map((o) => line(o, s)), ...(options.lines?.(s.pod) ?? [])].join('\n');
+      const listed = specs.filter(
+        (o) => o === s || (!s.alone && !o.alone && (s.knows === undefined || s.knows.includes(o.pod))),
+      );
+      const text = [...listed.map((o) => line(o, s)), ...(options.lines?.(s.pod) ?? [])].join('\n');
       return {
         pod: p.name,
         address: p.address,
@@ -78,7 +90,7 @@ export function aTopology(
           s.role === 'replica'
             ? { role: 'replica', offset: 100, linkUp: !s.syncing, syncInProgress: !!s.syncing }
             : { role: 'master', offset: 100 },
-        keys: options.keys ?? 10,
+        keys: s.keys ?? options.keys ?? 10,
         nodeTimeoutMs: 2000,
         keysInSlot: typeof options.keysInSlot === 'function' ? options.keysInSlot(s.pod) : (options.keysInSlot ?? {}),
       };
@@ -107,4 +119,25 @@ export function aContext(
   options: Parameters<typeof aTopology>[2] = {},
 ): PlanContext {
   return toPlanContext(desired, aTopology([...desired.pods], specs, options), options.now ?? 1_000_000);
+}
+
+/** A CLUSTER NODES line about a node no pod answers as: a ghost, a replaced id, a handshake. */
+export function aLine(
+  id: string,
+  ip: string,
+  options: {
+    role?: 'master' | 'replica';
+    of?: string;
+    slots?: string;
+    epoch?: number;
+    flag?: 'fail' | 'fail?' | 'handshake';
+    silentMs?: number;
+    now?: number;
+  } = {},
+): string {
+  const now = options.now ?? 1_000_000;
+  const flags = [options.role === 'replica' ? 'slave' : 'master', options.flag].filter(Boolean).join(',');
+  const pong = now - (options.silentMs ?? 60_000);
+  const link = options.flag === 'fail?' || options.flag === undefined ? 'connected' : 'disconnected';
+  return `${id} ${ip}:6379@16379 ${flags} ${options.of ?? '-'} 0 ${pong} ${options.epoch ?? 0} ${link} ${options.slots ?? ''}`.trim();
 }
