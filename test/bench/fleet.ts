@@ -106,9 +106,9 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
       const size = await audit.size();
       const requests = (await audit.since(offset)).filter((r) => !isWatch(r));
       offset = size;
-      const perS = (who: string) =>
-        Math.round(requests.filter((r) => requester(r) === who).length / ((now - last) / 1000));
+      const elapsedS = (now - last) / 1000;
       last = now;
+      const perS = (who: string) => Math.round(requests.filter((r) => requester(r) === who).length / elapsedS);
       const pids = stack!.pids();
       const items = await list();
       const s: Sample = {
