@@ -108,7 +108,8 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
       offset = size;
       const elapsedS = (now - last) / 1000;
       last = now;
-      const perS = (who: string) => Math.round(requests.filter((r) => requester(r) === who).length / elapsedS);
+      const perS = (who: string) =>
+        elapsedS < 1 ? 0 : Math.round(requests.filter((r) => requester(r) === who).length / elapsedS);
       const pids = stack!.pids();
       const items = await list();
       const s: Sample = {
