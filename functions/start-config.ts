@@ -30,6 +30,8 @@ export interface Config {
     /** How often the queue depth is sampled for the cluster view's chart. */
     readonly sampleEveryMs: number;
   };
+  /** POSTs the event source keeps in flight at once (events of one object go one at a time). */
+  readonly eventSource: { readonly concurrency: number };
   /** Namespace the event source watches; all namespaces when unset. */
   readonly watchNamespace: string | undefined;
 }
@@ -95,6 +97,7 @@ export function readConfig(env: Env): Config {
       readOnly: env.DASHBOARD_READ_ONLY !== 'false',
       sampleEveryMs: int('DASHBOARD_SAMPLE_MS', 30_000, 1_000),
     },
+    eventSource: { concurrency: int('EVENT_SOURCE_CONCURRENCY', 16, 1) },
     watchNamespace: env.WATCH_NAMESPACE || undefined,
   };
   try {
