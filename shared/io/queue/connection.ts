@@ -42,7 +42,9 @@ function connect(target: QueueRedisTarget, options: RedisOptions): QueueClient {
       return new Redis(redis.url, options);
     case 'sentinel':
       // ioredis asks the sentinels for the master and follows a failover: on a READONLY
-      // reply or a lost connection it asks them again.
+      // reply or a lost connection it asks them again. Not failoverDetector: it moves each
+      // connection at its own moment, and the queue test's workers then took jobs from the
+      // old master's copy and finished them on the new one ("Missing key for job").
       return new Redis({
         ...options,
         sentinels: redis.sentinels.map(({ host, port }) => ({ host, port })),
