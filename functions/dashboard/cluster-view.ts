@@ -2,7 +2,7 @@
 // place in the queue (running, queued, waiting out a backoff or requeue-after, or nothing
 // until the next event or resync). Read-only: no command here changes the queue.
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { QueueClient } from '../../shared/io/queue/connection.ts';
 import { isReconcileJob, type ReconcileJobData } from '../../shared/io/queue/job-options.ts';
 import { dedupIdOf, queueKeys, type QueueNames } from '../../shared/io/queue/keys.ts';
 import { resyncSchedulerId } from '../../shared/io/queue/resync.ts';
@@ -22,7 +22,7 @@ export interface ClusterView {
 /** The queue, and a connection to its Redis for knredis' own keys. */
 export interface QueueSource {
   readonly queue: Queue<ReconcileJobData>;
-  readonly redis: Redis;
+  readonly redis: QueueClient;
   readonly names: QueueNames;
 }
 

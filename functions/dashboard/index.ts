@@ -2,7 +2,7 @@
 // sampler of the queue depth for its chart, and the job counts on /metrics (workqueue_depth,
 // bullmq_jobs{state}).
 import type { StartFunction } from '../function-context.ts';
-import { required } from '../start-config.ts';
+import { QUEUE_REDIS_VARIABLES, required } from '../start-config.ts';
 import { registerQueueGauges } from '../../shared/io/metrics.ts';
 import { producerConnection } from '../../shared/io/queue/connection.ts';
 import { createReconcileQueue } from '../../shared/io/queue/reconcile-queue.ts';
@@ -11,9 +11,9 @@ import { clustersPath, dashboardPath, dashboardRouter } from './app.ts';
 import { startDepthSampler } from './depth-sampler.ts';
 
 export const start: StartFunction = async ({ config, app, registry, addProbe, log }) => {
-  const redisUrl = required(config.redisUrl, 'REDIS_URL', 'dashboard');
+  const queueRedis = required(config.queueRedis, QUEUE_REDIS_VARIABLES, 'dashboard');
   const names = { prefix: config.queue.prefix, queue: config.queue.name };
-  const redis = producerConnection(redisUrl);
+  const redis = producerConnection(queueRedis);
   const queue = createReconcileQueue({ connection: redis, names });
   app.use(
     dashboardRouter({

@@ -2,7 +2,7 @@
 // lookup for reference-mode events, the resync owed after refused events (./owed-resync.ts),
 // and the router on the shared HTTP app.
 import type { StartFunction } from '../function-context.ts';
-import { required } from '../start-config.ts';
+import { QUEUE_REDIS_VARIABLES, required } from '../start-config.ts';
 import { queueMetrics } from '../../shared/io/metrics.ts';
 import { producerConnection } from '../../shared/io/queue/connection.ts';
 import { createReconcileQueue } from '../../shared/io/queue/reconcile-queue.ts';
@@ -12,11 +12,11 @@ import { owedResync } from './owed-resync.ts';
 import { retained, defaultRetention, resyncJobName } from '../../shared/io/queue/job-options.ts';
 
 export const start: StartFunction = async ({ config, log, app, registry, addProbe }) => {
-  const redisUrl = required(config.redisUrl, 'REDIS_URL', 'ingest');
+  const queueRedis = required(config.queueRedis, QUEUE_REDIS_VARIABLES, 'ingest');
   const metrics = queueMetrics(registry);
   const names = { prefix: config.queue.prefix, queue: config.queue.name };
   const queue = createReconcileQueue({
-    connection: producerConnection(redisUrl),
+    connection: producerConnection(queueRedis),
     names,
     onAdd: () => metrics.adds.inc({ name: names.queue }),
   });

@@ -1,7 +1,7 @@
 // Wiring of the reconcile function: the queue worker and the resync, running the reconciler
 // (./reconcile.ts: observe -> plan -> apply for one key) over the watch-fed child cache.
 import type { StartFunction } from '../function-context.ts';
-import { required } from '../start-config.ts';
+import { QUEUE_REDIS_VARIABLES, required } from '../start-config.ts';
 import { kubeListClusterKeys, loadKubeConfig } from '../kube.ts';
 import { startChildCache } from '../../shared/io/kube/child-cache.ts';
 import { createReconcile } from './reconcile.ts';
@@ -11,7 +11,7 @@ import { startWorker } from './worker.ts';
 export const RECONCILE_USER_AGENT = 'knredis-reconcile';
 
 export const start: StartFunction = async ({ config, log, registry }) => {
-  const redisUrl = required(config.redisUrl, 'REDIS_URL', 'reconcile');
+  const redis = required(config.queueRedis, QUEUE_REDIS_VARIABLES, 'reconcile');
   const kubeConfig = loadKubeConfig(config.kubeconfig, RECONCILE_USER_AGENT);
   // The queue is the worker's; the cache enqueues through it once both are up.
   let enqueue: (key: string) => void = () => {};
@@ -25,7 +25,7 @@ export const start: StartFunction = async ({ config, log, registry }) => {
   const worker = await startWorker({
     reconcile,
     listKeys: kubeListClusterKeys(kubeConfig),
-    redisUrl,
+    redis,
     names: { prefix: config.queue.prefix, queue: config.queue.name },
     settings: config.worker,
     resync: config.resync,

@@ -2,7 +2,7 @@
 // resync. The real reconcile (observe -> plan -> apply) plugs in through `reconcile`.
 import type { Logger } from '../../shared/io/log.ts';
 import { queueMetrics, type Registry } from '../../shared/io/metrics.ts';
-import { workerConnection } from '../../shared/io/queue/connection.ts';
+import { workerConnection, type QueueRedisTarget } from '../../shared/io/queue/connection.ts';
 import type { QueueNames } from '../../shared/io/queue/keys.ts';
 import { createReconcileQueue, type ReconcileQueue } from '../../shared/io/queue/reconcile-queue.ts';
 import { startQueueWorker, type QueueWorkerSettings, type Reconcile } from '../../shared/io/queue/queue-worker.ts';
@@ -15,7 +15,8 @@ export interface WorkerOptions {
   readonly reconcile: Reconcile;
   /** Lists every RedisCluster key for the resync (the real one reads the API server). */
   readonly listKeys: ListKeys;
-  readonly redisUrl: string;
+  /** The queue's Redis. */
+  readonly redis: QueueRedisTarget;
   readonly names: QueueNames;
   readonly settings: QueueWorkerSettings;
   /** No periodic resync when undefined (tests). */
@@ -35,7 +36,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const { names, log, resync } = options;
   const metrics = options.registry ? queueMetrics(options.registry) : undefined;
   const queue = createReconcileQueue({
-    connection: workerConnection(options.redisUrl),
+    connection: workerConnection(options.redis),
     names,
     onAdd: () => metrics?.adds.inc({ name: names.queue }),
   });
@@ -43,7 +44,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   if (resync) handlers[resyncJobName] = resyncHandler(queue, options.listKeys, resync, log, options.random);
   if (resync) await scheduleResync(queue, resync);
   const worker = startQueueWorker({
-    redisUrl: options.redisUrl,
+    redis: options.redis,
     names,
     reconcile: options.reconcile,
     settings: options.settings,

@@ -100,7 +100,7 @@ export default async function bench(args: string[]): Promise<BenchResult> {
     await queue.bull.obliterate({ force: true });
 
     const worker = {
-      redisUrl: redis.url,
+      redis: redis.url,
       prefix: names.prefix,
       queue: names.queue,
       list: names.list,

@@ -5,7 +5,7 @@
 // disruptive step. A lock that cannot be read stops the run too (nothing proves ownership),
 // but as an ordinary transient failure: the run may still hold the lock, and then only a
 // counted failure schedules its retry.
-import type { Redis } from 'ioredis';
+import type { QueueClient } from './connection.ts';
 import { OwnershipLostError, TransientError } from '../../core/outcome.ts';
 
 export interface Ownership {
@@ -13,7 +13,12 @@ export interface Ownership {
   assertOwner(): Promise<void>;
 }
 
-export function lockOwnership(commands: Redis, lockKey: string, token: string | undefined, key: string): Ownership {
+export function lockOwnership(
+  commands: QueueClient,
+  lockKey: string,
+  token: string | undefined,
+  key: string,
+): Ownership {
   return {
     async assertOwner() {
       let holder: string | null;

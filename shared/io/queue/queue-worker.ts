@@ -21,7 +21,7 @@ import type { RunRecord } from '../../core/run-note.ts';
 import { backoffDelay, type BackoffPolicy } from '../../core/queue/backoff.ts';
 import type { Logger } from '../log.ts';
 import type { QueueMetrics } from '../metrics.ts';
-import { producerConnection, workerConnection } from './connection.ts';
+import { producerConnection, workerConnection, type QueueRedisTarget } from './connection.ts';
 import { lockOwnership } from './ownership.ts';
 import { dedupIdOf, queueKeys, type QueueNames } from './keys.ts';
 import { isReconcileJob, jobNameOf, type ReconcileJobData } from './job-options.ts';
@@ -64,7 +64,8 @@ export interface QueueWorkerSettings {
 }
 
 export interface QueueWorkerOptions {
-  readonly redisUrl: string;
+  /** The queue's Redis: a URL, a Redis Cluster or Sentinel. */
+  readonly redis: QueueRedisTarget;
   readonly names: QueueNames;
   readonly reconcile: Reconcile;
   readonly settings: QueueWorkerSettings;
@@ -96,12 +97,12 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
     controller = 'rediscluster',
   } = options;
   const keys = queueKeys(names);
-  const commands = workerConnection(options.redisUrl);
+  const commands = workerConnection(options.redis);
   commands.on('error', () => {});
   const scripts = defineScripts(commands);
   const runs = runLog(commands, names);
   // Fails fast: a lock that cannot be read within a short time proves no ownership.
-  const locks = producerConnection(options.redisUrl, Math.min(2_000, settings.lockDurationMs));
+  const locks = producerConnection(options.redis, Math.min(2_000, settings.lockDurationMs));
   const running = new Map<string, AbortController>();
 
   /** Keeps the run for the dashboard; a failure to do so never changes what the queue does. */
@@ -210,7 +211,7 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
       return runOne(job, token);
     },
     {
-      connection: workerConnection(options.redisUrl),
+      connection: workerConnection(options.redis),
       prefix: names.prefix,
       concurrency: settings.concurrency,
       lockDuration: settings.lockDurationMs,

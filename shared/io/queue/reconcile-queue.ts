@@ -1,6 +1,6 @@
 // The producer side of the reconcile queue: enqueue a resource key (ingest, resync).
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { QueueClient } from './connection.ts';
 import type { QueueNames } from './keys.ts';
 import { addBatcher } from './add-batcher.ts';
 import {
@@ -28,7 +28,7 @@ export interface ReconcileQueue {
 }
 
 export interface ReconcileQueueOptions {
-  readonly connection: Redis;
+  readonly connection: QueueClient;
   readonly names: QueueNames;
   readonly retention?: Retention;
   /** Called after each accepted add (for workqueue_adds_total). */

@@ -3,7 +3,7 @@
 // hour of finished runs and queue depth samples for the charts. The worker writes a run after
 // each reconcile; the dashboard samples the depth and reads it all. Everything is bounded:
 // lists are capped, the sorted sets trimmed to their window, a key not run for a day dropped.
-import type { Redis } from 'ioredis';
+import type { QueueClient } from './connection.ts';
 import type { RunNote, RunRecord, StatusSnapshot } from '../../core/run-note.ts';
 import { queueKeys, type QueueNames } from './keys.ts';
 
@@ -52,7 +52,7 @@ export interface RunLog {
   read(now: number): Promise<RunLogView>;
 }
 
-export function runLog(redis: Redis, names: QueueNames): RunLog {
+export function runLog(redis: QueueClient, names: QueueNames): RunLog {
   const keys = queueKeys(names);
   return {
     async record(run, note) {

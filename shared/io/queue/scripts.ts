@@ -1,7 +1,7 @@
 // knredis' own Lua scripts (files in ./lua, named name-<numKeys>.lua), loaded once and
 // defined as ioredis commands.
 import { readFileSync } from 'node:fs';
-import type { Redis } from 'ioredis';
+import type { QueueClient } from './connection.ts';
 
 const lua = (file: string) => readFileSync(new URL(`./lua/${file}`, import.meta.url), 'utf8');
 
@@ -31,7 +31,7 @@ export function deferResult(code: number): DeferResult {
 
 const sources = new Map<string, string>();
 
-export function defineScripts(client: Redis): QueueScripts {
+export function defineScripts(client: QueueClient): QueueScripts {
   for (const [command, { file, numberOfKeys }] of Object.entries(scripts)) {
     if (!sources.has(file)) sources.set(file, lua(file));
     if (!(command in client)) client.defineCommand(command, { numberOfKeys, lua: sources.get(file) ?? '' });

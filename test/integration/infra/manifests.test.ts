@@ -63,7 +63,10 @@ describe('infra/overlays', function () {
       expect(read, `${key} is read by functions/start-config.ts`).to.match(new RegExp(`['.]${key}\\b`));
     const parsed = readConfig(config);
     expect(parsed.host).to.equal('0.0.0.0');
-    expect(parsed.redisUrl).to.equal('redis://knredis-queue-redis.knredis-system.svc.cluster.local:6379');
+    expect(parsed.queueRedis).to.deep.equal({
+      mode: 'single',
+      url: 'redis://knredis-queue-redis.knredis-system.svc.cluster.local:6379',
+    });
     const webhooks = podSpecOf(find(built.kubernetes!, 'Deployment', 'knredis-webhooks')!)!.containers[0]!.env!.map(
       (e) => e.name,
     );

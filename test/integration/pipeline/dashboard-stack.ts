@@ -35,7 +35,7 @@ export async function startDashboardStack(options: {
   const connection = producerConnection(redis.url);
   const queue = createReconcileQueue({ connection, names });
   const worker: QueueWorker = startQueueWorker({
-    redisUrl: redis.url,
+    redis: redis.url,
     names,
     reconcile: options.reconcile,
     settings: options.settings,

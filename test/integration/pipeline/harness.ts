@@ -3,6 +3,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
+import type { QueueRedisTarget } from '../../../shared/io/queue/connection.ts';
 
 export function uniqueNames(tag: string) {
   const id = randomUUID().slice(0, 8);
@@ -10,7 +11,7 @@ export function uniqueNames(tag: string) {
 }
 
 export interface WorkerProcessConfig {
-  redisUrl: string;
+  redis: QueueRedisTarget;
   prefix: string;
   queue: string;
   list: string;

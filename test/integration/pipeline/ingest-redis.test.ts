@@ -89,7 +89,7 @@ describe("ingest across a restart of the queue's Redis", function () {
     // 3: a worker runs every key accepted before and after the restart.
     const recorder = new Redis(redis.url);
     const worker = startQueueWorker({
-      redisUrl: redis.url,
+      redis: redis.url,
       names,
       reconcile: recordingReconcile(recorder, names.list, { runMs: 1 }),
       log,

@@ -1,6 +1,6 @@
 // A recording test reconcile: every run appends "start" and "end" records (key, pid, time)
 // to a Redis list, so runs in several processes can be checked for overlap afterwards.
-import type { Redis } from 'ioredis';
+import type { QueueClient } from '../../../shared/io/queue/connection.ts';
 import { done, type Outcome } from '../../../shared/core/outcome.ts';
 import type { Reconcile } from '../../../shared/io/queue/queue-worker.ts';
 
@@ -12,7 +12,7 @@ export interface RunRecord {
 }
 
 export function recordingReconcile(
-  redis: Redis,
+  redis: QueueClient,
   list: string,
   options: { runMs: number; outcome?: (key: string, n: number) => Outcome | Error },
 ): Reconcile {
@@ -29,7 +29,7 @@ export function recordingReconcile(
 }
 
 /** Reads the records back as runs (a run whose process died has no end). */
-export async function readRuns(redis: Redis, list: string): Promise<RunRecord[]> {
+export async function readRuns(redis: QueueClient, list: string): Promise<RunRecord[]> {
   const open = new Map<string, RunRecord>();
   const runs: RunRecord[] = [];
   for (const line of await redis.lrange(list, 0, -1)) {

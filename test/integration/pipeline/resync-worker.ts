@@ -1,7 +1,7 @@
 // A reconcile worker process with the periodic resync, for resync.test.ts: startWorker as the
 // reconcile function runs it (real API server list, BullMQ job scheduler), with the recording
 // reconcile; every resync it runs is recorded as { t: 'resync', pid, at } in `${list}:resync`.
-import { Redis } from 'ioredis';
+import { workerConnection, type QueueRedisTarget } from '../../../shared/io/queue/connection.ts';
 import { createLogger } from '../../../shared/io/log.ts';
 import { defaultBackoff } from '../../../shared/core/queue/backoff.ts';
 import { kubeListClusterKeys, loadKubeConfig } from '../../../functions/kube.ts';
@@ -10,7 +10,7 @@ import { startWorker } from '../../../functions/reconcile/worker.ts';
 import { recordingReconcile } from './recording.ts';
 
 const settings = JSON.parse(process.argv[2] ?? '{}') as {
-  redisUrl: string;
+  redis: QueueRedisTarget;
   prefix: string;
   queue: string;
   list: string;
@@ -22,7 +22,7 @@ const { resync } = readConfig({
   RESYNC_INTERVAL_MS: String(settings.everyMs),
   RESYNC_JITTER_MS: String(settings.jitterMs),
 });
-const recorder = new Redis(settings.redisUrl);
+const recorder = workerConnection(settings.redis);
 const list = kubeListClusterKeys(loadKubeConfig(settings.kubeconfig));
 const worker = await startWorker({
   reconcile: recordingReconcile(recorder, settings.list, { runMs: 20 }),
@@ -30,7 +30,7 @@ const worker = await startWorker({
     await recorder.rpush(`${settings.list}:resync`, JSON.stringify({ t: 'resync', pid: process.pid, at: Date.now() }));
     return list();
   },
-  redisUrl: settings.redisUrl,
+  redis: settings.redis,
   names: { prefix: settings.prefix, queue: settings.queue },
   settings: {
     concurrency: 4,

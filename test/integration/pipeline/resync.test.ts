@@ -62,7 +62,7 @@ describe('periodic resync', function () {
 
   async function startWorkers(count: number, names: ReturnType<typeof uniqueNames>): Promise<ChildProcess[]> {
     const settings = {
-      redisUrl: redis.url,
+      redis: redis.url,
       prefix: names.prefix,
       queue: names.queue,
       list: names.list,

@@ -1,13 +1,13 @@
 // A reconcile worker in its own process for the multi-process tests: settings as one JSON
 // argument; it records runs with the recording reconcile and drains on SIGTERM.
-import { Redis } from 'ioredis';
+import { workerConnection, type QueueRedisTarget } from '../../../shared/io/queue/connection.ts';
 import { createLogger } from '../../../shared/io/log.ts';
 import { startQueueWorker } from '../../../shared/io/queue/queue-worker.ts';
 import { defaultBackoff } from '../../../shared/core/queue/backoff.ts';
 import { recordingReconcile } from './recording.ts';
 
 const config = JSON.parse(process.argv[2] ?? '{}') as {
-  redisUrl: string;
+  redis: QueueRedisTarget;
   prefix: string;
   queue: string;
   list: string;
@@ -16,9 +16,9 @@ const config = JSON.parse(process.argv[2] ?? '{}') as {
   lockDurationMs: number;
   stalledIntervalMs: number;
 };
-const recorder = new Redis(config.redisUrl);
+const recorder = workerConnection(config.redis);
 const worker = startQueueWorker({
-  redisUrl: config.redisUrl,
+  redis: config.redis,
   names: { prefix: config.prefix, queue: config.queue },
   reconcile: recordingReconcile(recorder, config.list, { runMs: config.runMs }),
   settings: {
