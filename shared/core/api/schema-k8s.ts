@@ -181,7 +181,7 @@ const podAffinity = (description: string): SchemaFor<PodAffinity> => ({
 export const affinitySchema: SchemaFor<Affinity> = {
   type: 'object',
   description:
-    "Scheduling constraints of the Redis pods, as in a Pod's spec.affinity. The operator adds its own soft anti-affinity between a master and its replicas.",
+    "Scheduling constraints of the Redis pods, as in a Pod's spec.affinity. nodeAffinity and podAffinity are used as given; the operator adds two preferred podAntiAffinity terms (spread this cluster's pods over nodes, then zones) to yours.",
   properties: {
     nodeAffinity: {
       type: 'object',
