@@ -1,5 +1,6 @@
 // Configuration of `npm start`, read once from the environment, validated (every problem
 // reported at once), frozen, and passed down. Nothing below reads process.env.
+import { DEFAULT_OPERATOR_NAMESPACE } from '../shared/core/resources/network-policy.ts';
 import { validateBackoff, type BackoffPolicy } from '../shared/core/queue/backoff.ts';
 
 export interface Config {
@@ -32,6 +33,8 @@ export interface Config {
   };
   /** Namespace the event source watches; all namespaces when unset. */
   readonly watchNamespace: string | undefined;
+  /** Namespace the operator runs in (downward API); each cluster's NetworkPolicy admits its reconcile worker from there. */
+  readonly operatorNamespace: string;
 }
 
 export class ConfigError extends Error {
@@ -96,6 +99,7 @@ export function readConfig(env: Env): Config {
       sampleEveryMs: int('DASHBOARD_SAMPLE_MS', 30_000, 1_000),
     },
     watchNamespace: env.WATCH_NAMESPACE || undefined,
+    operatorNamespace: env.POD_NAMESPACE || DEFAULT_OPERATOR_NAMESPACE,
   };
   try {
     validateBackoff(config.worker.backoff);

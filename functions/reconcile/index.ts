@@ -21,7 +21,7 @@ export const start: StartFunction = async ({ config, log, registry }) => {
     onChange: (key) => enqueue(key),
     log,
   });
-  const reconcile = createReconcile({ kubeConfig, cache });
+  const reconcile = createReconcile({ kubeConfig, cache, operatorNamespace: config.operatorNamespace });
   const worker = await startWorker({
     reconcile,
     listKeys: kubeListClusterKeys(kubeConfig),

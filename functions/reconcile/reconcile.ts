@@ -19,6 +19,7 @@ import {
 } from '../../shared/core/reconcile/plan-kube.ts';
 import { updateRevisionOf } from '../../shared/core/reconcile/rollout.ts';
 import { FINALIZER } from '../../shared/core/resources/names.ts';
+import { DEFAULT_OPERATOR_NAMESPACE, type OperatorPeer } from '../../shared/core/resources/network-policy.ts';
 import type { ChildCache } from '../../shared/io/kube/child-cache.ts';
 import { KubeClient, type RequestCounter } from '../../shared/io/kube/kube-client.ts';
 import { NodePool } from '../../shared/io/redis/connection.ts';
@@ -42,6 +43,8 @@ export interface ReconcilerDeps {
   readonly maxSlotsPerStep?: number;
   /** How long clients have to switch to a rotated password before the old one goes. */
   readonly passwordGraceMs?: number;
+  /** Where the operator's reconcile worker runs (each cluster's NetworkPolicy admits it). */
+  readonly operatorNamespace?: string;
 }
 
 const DEFAULT_MAX_SLOTS_PER_STEP = 2048;
@@ -55,6 +58,7 @@ interface Settings {
   readonly clock: () => number;
   readonly maxSlotsPerStep: number;
   readonly passwordGraceMs: number;
+  readonly operator: OperatorPeer;
 }
 
 export function createReconcile(deps: ReconcilerDeps): Reconcile {
@@ -63,6 +67,7 @@ export function createReconcile(deps: ReconcilerDeps): Reconcile {
     clock: deps.clock ?? Date.now,
     maxSlotsPerStep: deps.maxSlotsPerStep ?? DEFAULT_MAX_SLOTS_PER_STEP,
     passwordGraceMs: deps.passwordGraceMs ?? DEFAULT_PASSWORD_GRACE_MS,
+    operator: { namespace: deps.operatorNamespace ?? DEFAULT_OPERATOR_NAMESPACE },
   };
   return (key, context) => reconcileKey(settings, key, context);
 }
@@ -112,7 +117,16 @@ async function reconcileCluster(
     hasPassword: !!password,
     now,
   };
-  const apply: KubeApplyContext = { kube, cluster, observed, auth, events, signal, assertOwner };
+  const apply: KubeApplyContext = {
+    kube,
+    cluster,
+    observed,
+    auth,
+    events,
+    signal,
+    assertOwner,
+    operator: settings.operator,
+  };
   // 5: the Kubernetes side up to the engine; a stop ends the pass
   const before = planBeforeEngine(input);
   const written = await applyKubeSteps(before.steps, apply);

@@ -97,6 +97,12 @@ export const identities: readonly Identity[] = [
         usedBy: `observe.ts read (${cache} list + watch); children.ts apply, delete when disabled`,
       },
       {
+        group: 'networking.k8s.io',
+        resource: 'networkpolicies',
+        verbs: [...applied, 'list', 'watch', 'delete'],
+        usedBy: `observe.ts read (${cache} list + watch); children.ts apply, delete when disabled`,
+      },
+      {
         group: '',
         resource: 'pods',
         verbs: ['list', 'watch', 'delete'],
