@@ -45,6 +45,8 @@ export interface ReconcilerDeps {
   readonly passwordGraceMs?: number;
   /** Where the operator's reconcile worker runs (each cluster's NetworkPolicy admits it). */
   readonly operatorNamespace?: string;
+  /** A namespaced install (WATCH_NAMESPACE): keys of other namespaces are refused. */
+  readonly watchNamespace?: string;
 }
 
 const DEFAULT_MAX_SLOTS_PER_STEP = 2048;
@@ -59,6 +61,7 @@ interface Settings {
   readonly maxSlotsPerStep: number;
   readonly passwordGraceMs: number;
   readonly operator: OperatorPeer;
+  readonly watchNamespace: string | undefined;
 }
 
 export function createReconcile(deps: ReconcilerDeps): Reconcile {
@@ -68,12 +71,19 @@ export function createReconcile(deps: ReconcilerDeps): Reconcile {
     maxSlotsPerStep: deps.maxSlotsPerStep ?? DEFAULT_MAX_SLOTS_PER_STEP,
     passwordGraceMs: deps.passwordGraceMs ?? DEFAULT_PASSWORD_GRACE_MS,
     operator: { namespace: deps.operatorNamespace ?? DEFAULT_OPERATOR_NAMESPACE },
+    watchNamespace: deps.watchNamespace,
   };
   return (key, context) => reconcileKey(settings, key, context);
 }
 
 async function reconcileKey(settings: Settings, key: string, context: ReconcileContext): Promise<Outcome> {
   const { namespace, name } = refOf(key);
+  // A namespaced install has no rights elsewhere: a key of another namespace (queued before the
+  // install was scoped, or by hand) is refused, not retried.
+  if (settings.watchNamespace && namespace !== settings.watchNamespace)
+    return noted(done(), {
+      summary: `refused: namespace ${namespace} is outside WATCH_NAMESPACE=${settings.watchNamespace}`,
+    });
   // 1: load the object; a deleted one needs nothing more
   const loaded = await settings.kube.getCluster(namespace, name, context.signal);
   if (!loaded) return noted(done(), { summary: 'the RedisCluster is gone', gone: true });
