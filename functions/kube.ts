@@ -64,10 +64,14 @@ export function kubeOwnerLookup(kc: KubeConfig): OwnerLookup {
 }
 
 /** Every RedisCluster's key, for the periodic resync. */
-export function kubeListClusterKeys(kc: KubeConfig): () => Promise<string[]> {
+/** The resync's list: every RedisCluster, or those of one namespace (WATCH_NAMESPACE, a Role suffices). */
+export function kubeListClusterKeys(kc: KubeConfig, namespace?: string): () => Promise<string[]> {
   const custom = kc.makeApiClient(CustomObjectsApi);
+  const collection = { group: GROUP, version: STORAGE_VERSION, plural: PLURAL };
   return async () => {
-    const list = (await custom.listClusterCustomObject({ group: GROUP, version: STORAGE_VERSION, plural: PLURAL })) as {
+    const list = (await (namespace
+      ? custom.listNamespacedCustomObject({ ...collection, namespace })
+      : custom.listClusterCustomObject(collection))) as {
       items?: { metadata?: { namespace?: string; name?: string } }[];
     };
     return (list.items ?? []).map((item) =>

@@ -1,5 +1,6 @@
 // Configuration of `npm start`, read once from the environment, validated (every problem
 // reported at once), frozen, and passed down. Nothing below reads process.env.
+import { DEFAULT_OPERATOR_NAMESPACE } from '../shared/core/resources/network-policy.ts';
 import { validateBackoff, type BackoffPolicy } from '../shared/core/queue/backoff.ts';
 import { clusterPrefix } from '../shared/core/queue/hash-tag.ts';
 import { parseHostPort, type HostPort, type QueueRedis } from '../shared/core/queue/queue-redis.ts';
@@ -44,6 +45,8 @@ export interface Config {
   readonly eventSource: { readonly concurrency: number };
   /** Namespace the event source watches; all namespaces when unset. */
   readonly watchNamespace: string | undefined;
+  /** Namespace the operator runs in (downward API); each cluster's NetworkPolicy admits its reconcile worker from there. */
+  readonly operatorNamespace: string;
 }
 
 export class ConfigError extends Error {
@@ -111,6 +114,7 @@ export function readConfig(env: Env): Config {
     },
     eventSource: { concurrency: int('EVENT_SOURCE_CONCURRENCY', 16, 1) },
     watchNamespace: env.WATCH_NAMESPACE || undefined,
+    operatorNamespace: env.POD_NAMESPACE || DEFAULT_OPERATOR_NAMESPACE,
   };
   try {
     validateBackoff(config.worker.backoff);

@@ -10,6 +10,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import { sendError } from '../../shared/io/http.ts';
 import type { Logger } from '../../shared/io/log.ts';
 import { InvalidEventError, parseEvents } from './parse-events.ts';
+import { outsideWatchNamespace } from './namespace-scope.ts';
 import { toKeys, type OwnerLookup } from './to-keys.ts';
 
 export interface IngestOptions {
@@ -18,6 +19,8 @@ export interface IngestOptions {
   readonly maxBodyBytes: number;
   readonly retryAfterS: number;
   readonly log: Logger;
+  /** A namespaced install: events of other namespaces get a 400. */
+  readonly watchNamespace?: string;
 }
 
 export function ingestRouter(options: IngestOptions): Router {
@@ -37,6 +40,8 @@ export function ingestRouter(options: IngestOptions): Router {
       }
       const keys = new Set<string>();
       for (const event of events) {
+        const outside = outsideWatchNamespace(event, options.watchNamespace);
+        if (outside) return sendError(res, 400, 'outside-namespace', outside);
         let mapping;
         try {
           mapping = await toKeys(event, lookup);

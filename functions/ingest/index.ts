@@ -43,6 +43,7 @@ export const start: StartFunction = async ({ config, log, app, registry, addProb
       maxBodyBytes: config.ingest.maxBodyBytes,
       retryAfterS: config.ingest.retryAfterS,
       log,
+      ...(config.watchNamespace ? { watchNamespace: config.watchNamespace } : {}),
     }),
   );
   addProbe({ name: 'queue-redis', check: () => queue.ping().then(() => true) });

@@ -7,6 +7,7 @@ import type { KubeStep } from '../../shared/core/reconcile/kube-steps.ts';
 import type { Observed } from '../../shared/core/reconcile/observed.ts';
 import { ANNOTATION_NODE_ID, stableJson } from '../../shared/core/resources/meta.ts';
 import type { KubeClient } from '../../shared/io/kube/kube-client.ts';
+import type { OperatorPeer } from '../../shared/core/resources/network-policy.ts';
 import { applyChildren } from './children.ts';
 import type { Recorder } from './events.ts';
 import type { AuthRef } from './observe.ts';
@@ -20,6 +21,8 @@ export interface KubeApplyContext {
   readonly signal: AbortSignal;
   /** Throws when the run no longer owns its key. */
   readonly assertOwner: () => Promise<void>;
+  /** Where the operator runs: its NetworkPolicy admits it. */
+  readonly operator: OperatorPeer;
 }
 
 /** Applies the steps in order; returns the kinds of the children written. */
@@ -30,11 +33,11 @@ export async function applyKubeSteps(steps: readonly KubeStep[], context: KubeAp
 }
 
 async function applyKubeStep(step: KubeStep, context: KubeApplyContext): Promise<readonly string[]> {
-  const { kube, cluster, observed, auth, events, signal } = context;
+  const { kube, cluster, events, signal } = context;
   const namespace = cluster.metadata.namespace ?? '';
   switch (step.kind) {
     case 'applyChildren':
-      return (await applyChildren(kube, cluster, observed, auth, step.replicas, signal, events)).written;
+      return (await applyChildren(context, step.replicas, events)).written;
     case 'warn':
       await events.warning(step.reason, step.message);
       return [];
@@ -49,7 +52,7 @@ async function applyKubeStep(step: KubeStep, context: KubeApplyContext): Promise
       );
       return [];
     case 'shrinkStatefulSet': {
-      const { written } = await applyChildren(kube, cluster, observed, auth, step.replicas, signal);
+      const { written } = await applyChildren(context, step.replicas);
       await events.normal('ScaledIn', `removed ${step.removed} drained node(s) from the StatefulSet`);
       return written;
     }

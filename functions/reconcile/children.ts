@@ -20,6 +20,12 @@ import {
 } from '../../shared/core/resources/objects.ts';
 import { effectiveConfig, renderRedisConf, restartOnly } from '../../shared/core/resources/redis-conf.ts';
 import { desiredStatefulSet } from '../../shared/core/resources/statefulset.ts';
+import {
+  DEFAULT_OPERATOR_NAMESPACE,
+  desiredNetworkPolicy,
+  isNetworkPolicyEnabled,
+  type OperatorPeer,
+} from '../../shared/core/resources/network-policy.ts';
 import type { VolumePlan } from '../../shared/core/resources/volume-growth.ts';
 import { volumePlanOf } from '../../shared/core/reconcile/volumes.ts';
 import type { KubeClient } from '../../shared/io/kube/kube-client.ts';
@@ -48,6 +54,7 @@ export function desiredChildren(
   cluster: RedisCluster,
   statefulSetReplicas: number,
   existing?: Observed['children']['statefulSet'],
+  operator: OperatorPeer = { namespace: DEFAULT_OPERATOR_NAMESPACE },
 ): KubernetesObject[] {
   const spec = withDefaults(cluster.spec);
   const owner = ownerOf(cluster);
@@ -56,11 +63,13 @@ export function desiredChildren(
     spec.podDisruptionBudget?.enabled === false
       ? []
       : [desiredPodDisruptionBudget(owner, spec.podDisruptionBudget?.maxUnavailable ?? 1)];
+  const networkPolicy = isNetworkPolicyEnabled(spec) ? [desiredNetworkPolicy(owner, spec, operator)] : [];
   return [
     desiredConfigMap(owner, renderRedisConf(config)),
     desiredHeadlessService(owner, spec.exporter?.enabled === true),
     desiredClientService(owner),
     ...pdb,
+    ...networkPolicy,
     desiredStatefulSet({
       cluster: owner,
       spec,
@@ -74,15 +83,21 @@ export function desiredChildren(
   ] as KubernetesObject[];
 }
 
+export interface ChildrenContext {
+  readonly kube: KubeClient;
+  readonly cluster: RedisCluster;
+  readonly observed: Observed;
+  readonly auth: AuthRef;
+  readonly signal?: AbortSignal;
+  readonly operator: OperatorPeer;
+}
+
 export async function applyChildren(
-  kube: KubeClient,
-  cluster: RedisCluster,
-  observed: Observed,
-  auth: AuthRef,
+  context: ChildrenContext,
   statefulSetReplicas: number,
-  signal?: AbortSignal,
   events?: Recorder,
 ): Promise<ChildrenResult> {
+  const { kube, cluster, observed, auth, signal } = context;
   const written: string[] = [];
   let password = passwordOf(observed.children.secret, auth.key);
   if (!observed.children.secret && !auth.external) {
@@ -98,16 +113,17 @@ export async function applyChildren(
     );
     written.push('Secret');
   }
-  const { configMap, headlessService, clientService, podDisruptionBudget, statefulSet } = observed.children;
+  const { configMap, headlessService, clientService, podDisruptionBudget, networkPolicy, statefulSet } =
+    observed.children;
   const volumes = volumePlanOf(withDefaults(cluster.spec), observed);
   written.push(...(await growVolumes(kube, cluster, volumes, events)));
   const idOf = (o: KubernetesObject) => `${o.kind}/${o.metadata?.name}`;
   const current = new Map(
-    [configMap, headlessService, clientService, podDisruptionBudget, statefulSet]
+    [configMap, headlessService, clientService, podDisruptionBudget, networkPolicy, statefulSet]
       .filter((o) => o !== undefined)
       .map((o) => [idOf(o as KubernetesObject), o as KubernetesObject]),
   );
-  const wanted = desiredChildren(cluster, statefulSetReplicas, statefulSet);
+  const wanted = desiredChildren(cluster, statefulSetReplicas, statefulSet, context.operator);
   for (const object of wanted) {
     if (object.kind === 'StatefulSet' && volumes.statefulSet !== 'apply') continue;
     if (
@@ -118,9 +134,15 @@ export async function applyChildren(
     await kube.apply(object, signal);
     written.push(object.kind ?? '');
   }
-  if (podDisruptionBudget && !wanted.some((o) => o.kind === 'PodDisruptionBudget')) {
-    await kube.delete({ ...podDisruptionBudget, apiVersion: 'policy/v1', kind: 'PodDisruptionBudget' }, {}, signal);
-    written.push('PodDisruptionBudget');
+  // Children turned off in the spec go.
+  const optional = [
+    [podDisruptionBudget, 'policy/v1', 'PodDisruptionBudget'],
+    [networkPolicy, 'networking.k8s.io/v1', 'NetworkPolicy'],
+  ] as const;
+  for (const [existing, apiVersion, kind] of optional) {
+    if (!existing || wanted.some((o) => o.kind === kind)) continue;
+    await kube.delete({ ...existing, apiVersion, kind }, {}, signal);
+    written.push(kind);
   }
   return { written, ...(volumes.resizing ? { resizing: volumes.resizing } : {}) };
 }

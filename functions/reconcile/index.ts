@@ -21,10 +21,15 @@ export const start: StartFunction = async ({ config, log, registry }) => {
     onChange: (key) => enqueue(key),
     log,
   });
-  const reconcile = createReconcile({ kubeConfig, cache });
+  const reconcile = createReconcile({
+    kubeConfig,
+    cache,
+    operatorNamespace: config.operatorNamespace,
+    ...(config.watchNamespace ? { watchNamespace: config.watchNamespace } : {}),
+  });
   const worker = await startWorker({
     reconcile,
-    listKeys: kubeListClusterKeys(kubeConfig),
+    listKeys: kubeListClusterKeys(kubeConfig, config.watchNamespace),
     redis,
     names: { prefix: config.queue.prefix, queue: config.queue.name },
     settings: config.worker,

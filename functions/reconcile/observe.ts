@@ -5,6 +5,7 @@
 import type {
   KubernetesObject,
   V1ConfigMap,
+  V1NetworkPolicy,
   V1Node,
   V1PersistentVolumeClaim,
   V1Pod,
@@ -56,19 +57,19 @@ export async function observeChildren(
   // By the labels only knredis' own pods and claims carry: another workload's, with the
   // recommended labels and a name like ours, must never be restarted, deleted or annotated.
   const owned = ownedSelector(clusterName);
-  const [statefulSet, configMap, headlessService, clientService, podDisruptionBudget, pods, claims] = await Promise.all(
-    [
+  const [statefulSet, configMap, headlessService, clientService, podDisruptionBudget, networkPolicy, pods, claims] =
+    await Promise.all([
       read<V1StatefulSet>('apps/v1', 'StatefulSet', names.statefulSet),
       read<V1ConfigMap>('v1', 'ConfigMap', names.configMap),
       read<V1Service>('v1', 'Service', names.headlessService),
       read<V1Service>('v1', 'Service', names.clientService),
       read<V1PodDisruptionBudget>('policy/v1', 'PodDisruptionBudget', names.podDisruptionBudget),
+      read<V1NetworkPolicy>('networking.k8s.io/v1', 'NetworkPolicy', names.networkPolicy),
       cache ? cache.owned<V1Pod>('Pod', namespace, clusterName) : kube.listPods(namespace, owned, signal),
       cache
         ? cache.owned<V1PersistentVolumeClaim>('PersistentVolumeClaim', namespace, clusterName)
         : kube.listClaims(namespace, owned, signal),
-    ],
-  );
+    ]);
   // Only the nodes the pods are on; a whole Node list only without the cache.
   const nodeOf: (name: string) => V1Node | undefined = cache
     ? (name) => cache.node(name)
@@ -83,6 +84,7 @@ export async function observeChildren(
       headlessService,
       clientService,
       podDisruptionBudget,
+      networkPolicy,
       secret: await secret,
       activeSecret: await activeSecret,
     },

@@ -19,6 +19,7 @@ import {
 } from '../../shared/core/reconcile/plan-kube.ts';
 import { updateRevisionOf } from '../../shared/core/reconcile/rollout.ts';
 import { FINALIZER } from '../../shared/core/resources/names.ts';
+import { DEFAULT_OPERATOR_NAMESPACE, type OperatorPeer } from '../../shared/core/resources/network-policy.ts';
 import type { ChildCache } from '../../shared/io/kube/child-cache.ts';
 import { KubeClient, type RequestCounter } from '../../shared/io/kube/kube-client.ts';
 import { NodePool } from '../../shared/io/redis/connection.ts';
@@ -42,6 +43,10 @@ export interface ReconcilerDeps {
   readonly maxSlotsPerStep?: number;
   /** How long clients have to switch to a rotated password before the old one goes. */
   readonly passwordGraceMs?: number;
+  /** Where the operator's reconcile worker runs (each cluster's NetworkPolicy admits it). */
+  readonly operatorNamespace?: string;
+  /** A namespaced install (WATCH_NAMESPACE): keys of other namespaces are refused. */
+  readonly watchNamespace?: string;
 }
 
 const DEFAULT_MAX_SLOTS_PER_STEP = 2048;
@@ -55,6 +60,8 @@ interface Settings {
   readonly clock: () => number;
   readonly maxSlotsPerStep: number;
   readonly passwordGraceMs: number;
+  readonly operator: OperatorPeer;
+  readonly watchNamespace: string | undefined;
 }
 
 export function createReconcile(deps: ReconcilerDeps): Reconcile {
@@ -63,12 +70,20 @@ export function createReconcile(deps: ReconcilerDeps): Reconcile {
     clock: deps.clock ?? Date.now,
     maxSlotsPerStep: deps.maxSlotsPerStep ?? DEFAULT_MAX_SLOTS_PER_STEP,
     passwordGraceMs: deps.passwordGraceMs ?? DEFAULT_PASSWORD_GRACE_MS,
+    operator: { namespace: deps.operatorNamespace ?? DEFAULT_OPERATOR_NAMESPACE },
+    watchNamespace: deps.watchNamespace,
   };
   return (key, context) => reconcileKey(settings, key, context);
 }
 
 async function reconcileKey(settings: Settings, key: string, context: ReconcileContext): Promise<Outcome> {
   const { namespace, name } = refOf(key);
+  // A namespaced install has no rights elsewhere: a key of another namespace (queued before the
+  // install was scoped, or by hand) is refused, not retried.
+  if (settings.watchNamespace && namespace !== settings.watchNamespace)
+    return noted(done(), {
+      summary: `refused: namespace ${namespace} is outside WATCH_NAMESPACE=${settings.watchNamespace}`,
+    });
   // 1: load the object; a deleted one needs nothing more
   const loaded = await settings.kube.getCluster(namespace, name, context.signal);
   if (!loaded) return noted(done(), { summary: 'the RedisCluster is gone', gone: true });
@@ -112,7 +127,16 @@ async function reconcileCluster(
     hasPassword: !!password,
     now,
   };
-  const apply: KubeApplyContext = { kube, cluster, observed, auth, events, signal, assertOwner };
+  const apply: KubeApplyContext = {
+    kube,
+    cluster,
+    observed,
+    auth,
+    events,
+    signal,
+    assertOwner,
+    operator: settings.operator,
+  };
   // 5: the Kubernetes side up to the engine; a stop ends the pass
   const before = planBeforeEngine(input);
   const written = await applyKubeSteps(before.steps, apply);

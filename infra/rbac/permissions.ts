@@ -23,6 +23,9 @@ export interface Permission {
 
 export type Runtime = 'kubernetes' | 'knative';
 
+/** Resources that belong to no namespace: a namespaced install still needs a ClusterRole for them. */
+export const CLUSTER_SCOPED: ReadonlySet<string> = new Set(['nodes', 'storageclasses']);
+
 export interface Identity {
   /** Name of the ServiceAccount, the ClusterRole and the ClusterRoleBinding. */
   readonly name: string;
@@ -93,6 +96,12 @@ export const identities: readonly Identity[] = [
       {
         group: 'policy',
         resource: 'poddisruptionbudgets',
+        verbs: [...applied, 'list', 'watch', 'delete'],
+        usedBy: `observe.ts read (${cache} list + watch); children.ts apply, delete when disabled`,
+      },
+      {
+        group: 'networking.k8s.io',
+        resource: 'networkpolicies',
         verbs: [...applied, 'list', 'watch', 'delete'],
         usedBy: `observe.ts read (${cache} list + watch); children.ts apply, delete when disabled`,
       },

@@ -66,6 +66,13 @@ export interface Affinity {
   podAntiAffinity?: PodAffinity;
 }
 
+/** networkingv1.NetworkPolicyPeer: pods, namespaces, or (alone) addresses. */
+export interface NetworkPolicyPeer {
+  podSelector?: LabelSelector;
+  namespaceSelector?: LabelSelector;
+  ipBlock?: { cidr: string; except?: string[] };
+}
+
 /** corev1.Toleration */
 export interface Toleration {
   key?: string;

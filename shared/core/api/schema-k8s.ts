@@ -4,6 +4,7 @@ import type {
   Affinity,
   Condition,
   LabelSelector,
+  NetworkPolicyPeer,
   NodeSelectorTerm,
   PodAffinity,
   PodAffinityTerm,
@@ -181,7 +182,7 @@ const podAffinity = (description: string): SchemaFor<PodAffinity> => ({
 export const affinitySchema: SchemaFor<Affinity> = {
   type: 'object',
   description:
-    "Scheduling constraints of the Redis pods, as in a Pod's spec.affinity. The operator adds its own soft anti-affinity between a master and its replicas.",
+    "Scheduling constraints of the Redis pods, as in a Pod's spec.affinity. nodeAffinity and podAffinity are used as given; the operator adds two preferred podAntiAffinity terms (spread this cluster's pods over nodes, then zones) to yours.",
   properties: {
     nodeAffinity: {
       type: 'object',
@@ -288,3 +289,29 @@ export const topologySpreadConstraintsSchema: SchemaFor<TopologySpreadConstraint
 };
 
 export { stringMap };
+
+export const networkPolicyPeerSchema: SchemaFor<NetworkPolicyPeer> = {
+  type: 'object',
+  description:
+    "Pods (podSelector, in this namespace unless namespaceSelector says which), namespaces, or addresses, as in a NetworkPolicy's from.",
+  minProperties: 1,
+  'x-kubernetes-validations': [
+    {
+      rule: '!has(self.ipBlock) || (!has(self.podSelector) && !has(self.namespaceSelector))',
+      message: 'ipBlock cannot be combined with podSelector or namespaceSelector: give it a peer of its own',
+    },
+  ],
+  properties: {
+    podSelector: labelSelector('Pods admitted; {} is every pod (of the namespaces selected, or of this one).'),
+    namespaceSelector: labelSelector('Namespaces whose pods are admitted; {} is every namespace.'),
+    ipBlock: {
+      type: 'object',
+      description: 'Addresses admitted (clients outside the cluster).',
+      required: ['cidr'],
+      properties: {
+        cidr: { type: 'string', description: 'A CIDR such as 10.0.0.0/8.', maxLength: 64 },
+        except: stringList('CIDRs inside cidr that are not admitted.'),
+      },
+    },
+  },
+};

@@ -8,6 +8,7 @@ import { configSchema } from './schema-config.ts';
 import { envSchema, podSecurityContextSchema } from './schema-pod.ts';
 import {
   affinitySchema,
+  networkPolicyPeerSchema,
   conditionsSchema,
   resourcesSchema,
   stringMap,
@@ -181,6 +182,28 @@ export const specSchemaV1beta1: SchemaFor<RedisClusterSpec> = {
           format: 'int32',
           minimum: 0,
           description: 'Pods that may be evicted at once; 1 when absent.',
+        },
+      },
+    },
+    networkPolicy: {
+      type: 'object',
+      description:
+        'The NetworkPolicy the operator keeps for the Redis pods: the Redis port from the clients below, the operator and the pods of this cluster; the cluster bus only between the pods of this cluster; the exporter port from the monitoring namespace. Enforced only where the network plugin enforces NetworkPolicy.',
+      properties: {
+        enabled: { type: 'boolean', default: true, description: 'Keep a NetworkPolicy; true by default.' },
+        clients: {
+          type: 'array',
+          description:
+            "Who may reach the Redis port, as a NetworkPolicy's from. Absent: every pod of this RedisCluster's namespace; [] admits no client.",
+          'x-kubernetes-list-type': 'atomic',
+          maxItems: 32,
+          items: networkPolicyPeerSchema,
+        },
+        monitoringNamespace: {
+          type: 'string',
+          default: 'monitoring',
+          maxLength: 63,
+          description: 'Namespace whose pods may scrape the exporter port (with spec.exporter.enabled).',
         },
       },
     },

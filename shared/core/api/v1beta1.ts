@@ -5,6 +5,7 @@ import type {
   Affinity,
   Condition,
   EnvVar,
+  NetworkPolicyPeer,
   PodSecurityContext,
   ObjectMeta,
   ResourceRequirements,
@@ -44,6 +45,15 @@ export interface PodDisruptionBudgetSpec {
   maxUnavailable?: number;
 }
 
+export interface NetworkPolicySpec {
+  /** Keep a NetworkPolicy for the Redis pods; true by default. */
+  enabled?: boolean;
+  /** Who may reach the Redis port; absent: every pod of the cluster's own namespace. */
+  clients?: NetworkPolicyPeer[];
+  /** Namespace whose pods may scrape the exporter's port. */
+  monitoringNamespace?: string;
+}
+
 export interface RedisClusterSpec {
   masters?: number;
   replicasPerMaster?: number;
@@ -60,6 +70,7 @@ export interface RedisClusterSpec {
   nodeSelector?: Record<string, string>;
   topologySpreadConstraints?: TopologySpreadConstraint[];
   podDisruptionBudget?: PodDisruptionBudgetSpec;
+  networkPolicy?: NetworkPolicySpec;
   priorityClassName?: string;
   /** Over the operator's defaults (non-root uid 999, seccomp RuntimeDefault): restricted either way unless changed. */
   securityContext?: PodSecurityContext;

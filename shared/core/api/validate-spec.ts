@@ -6,6 +6,7 @@ import { ANNOTATION_V1BETA1_SPEC, ANNOTATION_V1BETA1_STATUS } from './group.ts';
 import { jsonEqual } from './json.ts';
 import type { RedisCluster } from './v1beta1.ts';
 import { checkConfig } from './validate-config.ts';
+import { checkScheduling } from './validate-scheduling.ts';
 import { emptyVerdict, type Verdict } from './verdict.ts';
 import { compareVersions } from './versions.ts';
 import { compareQuantities } from '../resources/quantity.ts';
@@ -56,6 +57,14 @@ export function validateV1beta1(
       v.denials.push(`metadata.annotations[${key}] is reserved for conversion from cache.redis.io/v1alpha1: remove it`);
   }
   checkConfig(spec.config, old ? (old.spec?.config ?? {}) : undefined, v, spec.version);
+  // Judged only when they change: a finalizer update of an object admitted before these rules must pass.
+  const scheduling = ({ nodeSelector, tolerations, affinity }: typeof spec) => ({
+    nodeSelector,
+    tolerations,
+    affinity,
+  });
+  if (!old || !jsonEqual(scheduling(spec), scheduling(withDefaults(old.spec ?? {}))))
+    v.denials.push(...checkScheduling(spec));
   if (old === undefined) {
     if (spec.replicasPerMaster === 0)
       v.warnings.push('spec.replicasPerMaster is 0: without replicas a failed master takes its slots offline');

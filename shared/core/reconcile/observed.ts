@@ -1,6 +1,13 @@
 // What the reconciler observed in Kubernetes for one RedisCluster, as plain data: the input of
 // the pure planners here. functions/reconcile/observe.ts builds it.
-import type { V1ConfigMap, V1PodDisruptionBudget, V1Secret, V1Service, V1StatefulSet } from '@kubernetes/client-node';
+import type {
+  V1ConfigMap,
+  V1NetworkPolicy,
+  V1PodDisruptionBudget,
+  V1Secret,
+  V1Service,
+  V1StatefulSet,
+} from '@kubernetes/client-node';
 
 export interface ObservedPod {
   readonly name: string;
@@ -24,6 +31,7 @@ export interface ObservedChildren {
   readonly headlessService?: V1Service;
   readonly clientService?: V1Service;
   readonly podDisruptionBudget?: V1PodDisruptionBudget;
+  readonly networkPolicy?: V1NetworkPolicy;
   /** The auth Secret (referenced or generated); its data is never copied anywhere else. */
   readonly secret?: V1Secret;
   /** The operator's record of the password in force (rotation-record.ts); never copied elsewhere. */

@@ -34,6 +34,7 @@ export interface ChildNames {
   /** What clients connect to. */
   readonly clientService: string;
   readonly podDisruptionBudget: string;
+  readonly networkPolicy: string;
 }
 
 export function childNames(cluster: string): ChildNames {
@@ -44,6 +45,7 @@ export function childNames(cluster: string): ChildNames {
     headlessService: `${cluster}-nodes`,
     clientService: cluster,
     podDisruptionBudget: cluster,
+    networkPolicy: cluster,
   };
 }
 

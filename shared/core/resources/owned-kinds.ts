@@ -19,6 +19,7 @@ export const CHILD_KINDS: readonly ResourceKind[] = [
   { group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps' },
   { group: '', version: 'v1', kind: 'PersistentVolumeClaim', plural: 'persistentvolumeclaims' },
   { group: 'policy', version: 'v1', kind: 'PodDisruptionBudget', plural: 'poddisruptionbudgets' },
+  { group: 'networking.k8s.io', version: 'v1', kind: 'NetworkPolicy', plural: 'networkpolicies' },
 ];
 
 export const NODE_KIND: ResourceKind = { group: '', version: 'v1', kind: 'Node', plural: 'nodes' };

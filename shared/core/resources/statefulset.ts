@@ -17,6 +17,7 @@ import {
   selectorLabels,
   type OwnerCluster,
 } from './meta.ts';
+import { podAffinityOf } from './affinity.ts';
 import { redisStartScript } from './redis-command.ts';
 import {
   AUTH_FILE,
@@ -82,7 +83,6 @@ export function desiredStatefulSet(input: StatefulSetInput): V1StatefulSet {
     name: envName,
     valueFrom: { secretKeyRef: { name: input.auth.name, key: input.auth.key } },
   });
-  const sameCluster = { labelSelector: { matchLabels: selectorLabels(name) } };
   const sts: V1StatefulSet = {
     apiVersion: 'apps/v1',
     kind: 'StatefulSet',
@@ -114,15 +114,7 @@ export function desiredStatefulSet(input: StatefulSetInput): V1StatefulSet {
           ...(spec.topologySpreadConstraints
             ? { topologySpreadConstraints: spec.topologySpreadConstraints as never }
             : {}),
-          affinity: (spec.affinity as never) ?? {
-            // Spread the nodes of one cluster; the engine still pairs replicas away from masters.
-            podAntiAffinity: {
-              preferredDuringSchedulingIgnoredDuringExecution: [
-                { weight: 100, podAffinityTerm: { ...sameCluster, topologyKey: 'kubernetes.io/hostname' } },
-                { weight: 50, podAffinityTerm: { ...sameCluster, topologyKey: 'topology.kubernetes.io/zone' } },
-              ],
-            },
-          },
+          affinity: podAffinityOf(name, spec.affinity) as never,
           ...(spec.priorityClassName ? { priorityClassName: spec.priorityClassName } : {}),
           securityContext: { ...RESTRICTED_POD, ...spec.securityContext },
           terminationGracePeriodSeconds: 30,

@@ -1,7 +1,7 @@
 // Drives the real reconciler against the local environment the way the queue would: run,
 // honour requeueAfter, retry errors, until what a user would observe holds.
 import { CustomObjectsApi } from '@kubernetes/client-node';
-import { createReconcile } from '../../../functions/reconcile/reconcile.ts';
+import { createReconcile, type ReconcilerDeps } from '../../../functions/reconcile/reconcile.ts';
 import { soleOwner } from '../../../shared/io/queue/queue-worker.ts';
 import { GROUP, PLURAL, STORAGE_VERSION } from '../../../shared/core/api/group.ts';
 import type { RedisCluster } from '../../../shared/core/api/v1beta1.ts';
@@ -26,7 +26,10 @@ export interface Driver {
   remove(namespace: string, name: string): Promise<void>;
 }
 
-export function driver(api: InstalledApi, options: { passwordGraceMs?: number } = {}): Driver {
+/** The reconciler's settings a test may change: another identity (kubeConfig), a namespaced install. */
+export type DriverOptions = Partial<Pick<ReconcilerDeps, 'passwordGraceMs' | 'kubeConfig' | 'watchNamespace'>>;
+
+export function driver(api: InstalledApi, options: DriverOptions = {}): Driver {
   const writes: { verb: Verb; resource: string }[] = [];
   const logLines: string[] = [];
   const shown = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'].indexOf(process.env.KNREDIS_TEST_LOG ?? 'warn');

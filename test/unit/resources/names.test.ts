@@ -53,6 +53,7 @@ describe('names', () => {
         headlessService: 'shop-nodes',
         clientService: 'shop',
         podDisruptionBudget: 'shop',
+        networkPolicy: 'shop',
       });
     });
   });

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { KubernetesObject, V1PodDisruptionBudget, V1Service, V1StatefulSet } from '@kubernetes/client-node';
+import { desiredNetworkPolicy } from '../../../shared/core/resources/network-policy.ts';
 import { desiredChildren } from '../../../functions/reconcile/children.ts';
 import { ANNOTATION_HASH } from '../../../shared/core/resources/meta.ts';
 import {
@@ -50,6 +51,10 @@ describe('objects', () => {
       ['the client Service', desiredClientService(owner).spec?.selector],
       ['the headless Service', desiredHeadlessService(owner).spec?.selector],
       ['the PodDisruptionBudget', desiredPodDisruptionBudget(owner, 1).spec?.selector?.matchLabels],
+      [
+        'the NetworkPolicy',
+        desiredNetworkPolicy(owner, aRedisCluster().spec(), { namespace: 'ops' }).spec?.podSelector?.matchLabels,
+      ],
     ];
     for (const [what, selector] of selectors) {
       it(`${what} selects by the labels only knredis' pods of this cluster carry, which the pod template has`, () => {
@@ -110,7 +115,14 @@ describe('objects', () => {
   describe('desiredChildren', () => {
     it("owns every child by the cluster, with the cluster's labels, and applies the StatefulSet last", () => {
       const children = desiredChildren(aRedisCluster().build(), 6);
-      expect(kinds(children)).to.deep.equal(['ConfigMap', 'Service', 'Service', 'PodDisruptionBudget', 'StatefulSet']);
+      expect(kinds(children)).to.deep.equal([
+        'ConfigMap',
+        'Service',
+        'Service',
+        'PodDisruptionBudget',
+        'NetworkPolicy',
+        'StatefulSet',
+      ]);
       for (const child of children) {
         expect(child.metadata?.namespace).to.equal('shop');
         expect(child.metadata?.ownerReferences?.[0]).to.include({

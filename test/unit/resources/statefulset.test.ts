@@ -158,7 +158,9 @@ describe('statefulset', () => {
       expect(pod?.priorityClassName).to.equal('redis-high');
       expect(pod?.nodeSelector).to.deep.equal(spec.nodeSelector);
       expect(pod?.tolerations).to.deep.equal(spec.tolerations);
-      expect(pod?.affinity).to.deep.equal(spec.affinity);
+      expect(pod?.affinity?.nodeAffinity).to.deep.equal(spec.affinity.nodeAffinity);
+      // The operator's spread stays beside the user's affinity (affinity.test.ts has the rule).
+      expect(pod?.affinity?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution).to.have.length(2);
       expect(pod?.containers[0]?.env).to.deep.include.members(spec.env);
     });
 
