@@ -5,6 +5,7 @@ import type { StartFunction } from '../function-context.ts';
 import { loadKubeConfig } from '../kube.ts';
 import { required } from '../start-config.ts';
 import { sinkSender } from './sink.ts';
+import { projectedToken } from './token-file.ts';
 import { toCloudEvent } from './to-cloud-event.ts';
 import { watchedResources } from './watched.ts';
 import { watchResource } from './watch.ts';
@@ -14,7 +15,10 @@ export const start: StartFunction = async ({ config, log }) => {
   const kc = loadKubeConfig(config.kubeconfig);
   const source = kc.getCurrentCluster()?.server ?? 'knredis-event-source';
   const backoff = { baseMs: 200, maxMs: 30_000, jitter: 0.2 };
-  const send = sinkSender({ url: sink, backoff, maxAttempts: 10, timeoutMs: 10_000, log });
+  const tokenFile = config.eventSource.tokenFile;
+  const token = tokenFile ? projectedToken(tokenFile) : undefined;
+  if (!token) log.warn('EVENT_SOURCE_TOKEN_FILE=none: events go to the sink without a token');
+  const send = sinkSender({ url: sink, backoff, maxAttempts: 10, timeoutMs: 10_000, log, ...(token ? { token } : {}) });
   const watches = watchedResources(config.watchNamespace).map((resource) =>
     watchResource(kc, resource, (object, verb) => void send(toCloudEvent(object, verb, source)), backoff, log),
   );
