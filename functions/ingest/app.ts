@@ -90,6 +90,9 @@ export function ingestRouter(options: IngestOptions): Router {
         // All at once: the queue sends keys queued together in one pipeline.
         await Promise.all([...keys].map((key) => enqueue(key)));
       } catch (error) {
+        // Redis at its maxmemory (noeviction) refuses writes with OOM: full, not unreachable.
+        if (/\bOOM\b/.test((error as Error).message ?? ''))
+          return sendError(res, 503, 'queue-full', 'the reconcile queue is full; retry later', retryLater);
         log.warn({ err: error }, 'queue unavailable');
         return sendError(res, 503, 'queue-unavailable', 'the reconcile queue is unreachable; retry later', retryLater);
       }

@@ -29,7 +29,7 @@ const reviews: Record<string, Review> = {
 describe('ingest router', () => {
   let server: Listening;
   let queued: string[];
-  let failing: boolean;
+  let failing: boolean | 'oom';
   let full: boolean;
   let apiDown: boolean;
 
@@ -38,7 +38,10 @@ describe('ingest router', () => {
     app.use(
       ingestRouter({
         enqueue: async (key) => {
-          if (failing) throw new Error("Stream isn't writeable");
+          if (failing)
+            throw new Error(
+              failing === 'oom' ? "OOM command not allowed when used memory > 'maxmemory'." : "Stream isn't writeable",
+            );
           queued.push(key);
         },
         checkSender: tokenReviewSender({
@@ -217,6 +220,13 @@ describe('ingest router', () => {
     const res = await post(HTTP.binary(ceOf(cluster)));
     expect(res.status).to.equal(503);
     expect(res.headers.get('retry-after')).to.equal('3');
+  });
+
+  it('answers 503 queue-full when Redis refuses the write at its maxmemory', async () => {
+    failing = 'oom';
+    const res = await post(HTTP.binary(ceOf(cluster)));
+    expect(res.status).to.equal(503);
+    expect(await res.json()).to.have.property('error', 'queue-full');
   });
 
   it('answers the health probes', async () => {
