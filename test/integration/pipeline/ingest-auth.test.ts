@@ -6,17 +6,13 @@ import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { CloudEvent, HTTP } from 'cloudevents';
 import { Queue } from 'bullmq';
-import { createHttpApp, listen, type Listening } from '../../../shared/io/http.ts';
 import { createLogger } from '../../../shared/io/log.ts';
-import { createRegistry } from '../../../shared/io/metrics.ts';
 import { eventAttributes } from '../../../shared/core/apiserver-events.ts';
-import { start as startIngest } from '../../../functions/ingest/index.ts';
 import { readConfig } from '../../../functions/start-config.ts';
-import type { RunningFunction } from '../../../functions/function-context.ts';
 import { requestToken } from '../../../infra/local/sender-token.ts';
 import { localEnvironment, type LocalEnvironment } from '../../support/local-env.ts';
 import { startRedis, type RedisServer } from '../../support/redis-server.ts';
-import { uniqueNames } from './harness.ts';
+import { serveIngest, uniqueNames } from './harness.ts';
 
 describe('ingest authenticates its senders with TokenReview', function () {
   this.timeout(180_000);
@@ -24,8 +20,7 @@ describe('ingest authenticates its senders with TokenReview', function () {
   const logLines: string[] = [];
   let env: LocalEnvironment;
   let redis: RedisServer;
-  let ingest: RunningFunction;
-  let server: Listening;
+  let ingest: Awaited<ReturnType<typeof serveIngest>>;
   let queue: Queue;
   let tokens: Record<string, string>;
 
@@ -48,25 +43,18 @@ describe('ingest authenticates its senders with TokenReview', function () {
         done();
       },
     });
-    const app = createHttpApp({});
-    ingest = await startIngest({
-      config: readConfig({
+    ingest = await serveIngest(
+      readConfig({
         KUBECONFIG: env.kubeconfigPath,
         REDIS_URL: redis.url,
         QUEUE_PREFIX: names.prefix,
         QUEUE_NAME: names.queue,
       }),
-      log: createLogger({ level: 'info', destination }),
-      app,
-      registry: createRegistry({ defaultMetrics: false }),
-      env: {},
-      addProbe: () => {},
-    });
-    server = await listen(app, 0);
+      createLogger({ level: 'info', destination }),
+    );
     queue = new Queue(names.queue, { connection: { host: redis.host, port: redis.port }, prefix: names.prefix });
   });
   after(async () => {
-    await server?.close();
     await ingest?.close();
     await queue?.close();
     await redis?.stop();
@@ -78,7 +66,7 @@ describe('ingest authenticates its senders with TokenReview', function () {
       'update',
     );
     const message = HTTP.binary(new CloudEvent({ id: randomUUID(), source: 'https://127.0.0.1', ...attributes, data }));
-    return fetch(server.url + '/', {
+    return fetch(ingest.url + '/', {
       method: 'POST',
       headers: {
         ...(message.headers as Record<string, string>),

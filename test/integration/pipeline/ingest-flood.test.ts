@@ -6,32 +6,26 @@ import { expect } from 'chai';
 import { CloudEvent } from 'cloudevents';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { createHttpApp, listen, type Listening } from '../../../shared/io/http.ts';
 import { createLogger } from '../../../shared/io/log.ts';
-import { createRegistry } from '../../../shared/io/metrics.ts';
 import { eventAttributes } from '../../../shared/core/apiserver-events.ts';
-import { start as startIngest } from '../../../functions/ingest/index.ts';
 import { readConfig } from '../../../functions/start-config.ts';
-import type { RunningFunction } from '../../../functions/function-context.ts';
 import { memoryOf } from '../../../functions/ingest/queue-pressure.ts';
 import { startRedis, type RedisServer } from '../../support/redis-server.ts';
-import { uniqueNames } from './harness.ts';
+import { serveIngest, uniqueNames } from './harness.ts';
 
 describe('ingest under a flood of unique keys', function () {
   this.timeout(180_000);
   const names = uniqueNames('flood');
   let redis: RedisServer;
   let client: Redis;
-  let ingest: RunningFunction;
-  let server: Listening;
+  let ingest: Awaited<ReturnType<typeof serveIngest>>;
   let queue: Queue;
 
   before(async () => {
     redis = await startRedis({ args: ['--maxmemory', '8mb', '--maxmemory-policy', 'noeviction'] });
     client = new Redis(redis.url);
-    const app = createHttpApp({});
-    ingest = await startIngest({
-      config: readConfig({
+    ingest = await serveIngest(
+      readConfig({
         REDIS_URL: redis.url,
         QUEUE_PREFIX: names.prefix,
         QUEUE_NAME: names.queue,
@@ -40,17 +34,11 @@ describe('ingest under a flood of unique keys', function () {
         INGEST_QUEUE_CHECK_MS: '20',
         INGEST_RETRY_AFTER_S: '7',
       }),
-      log: createLogger({ level: 'silent' }),
-      app,
-      registry: createRegistry({ defaultMetrics: false }),
-      env: {},
-      addProbe: () => {},
-    });
-    server = await listen(app, 0);
+      createLogger({ level: 'silent' }),
+    );
     queue = new Queue(names.queue, { connection: { host: redis.host, port: redis.port }, prefix: names.prefix });
   });
   after(async () => {
-    await server?.close();
     await ingest?.close();
     await queue?.close();
     client?.disconnect();
@@ -75,7 +63,7 @@ describe('ingest under a flood of unique keys', function () {
     let refusal: Response | undefined;
     // Far more than 8 MB of jobs: the loop ends at the first refusal.
     for (let i = 0; i < 2_000 && !refusal; i++) {
-      const res = await fetch(server.url + '/', {
+      const res = await fetch(ingest.url + '/', {
         method: 'POST',
         headers: { 'content-type': 'application/cloudevents-batch+json' },
         body: batch(accepted, 100),
