@@ -52,7 +52,11 @@ export function watchQueuePressure(options: {
       log.warn("the queue's Redis has no maxmemory: ingest cannot refuse events before it fills");
     }
     const full = isFull(memory, highWater);
-    if (full !== wasFull) log.warn({ used: memory?.used, max: memory?.max, full }, 'queue Redis memory pressure');
+    if (full !== wasFull)
+      log.warn(
+        { used: memory?.used, max: memory?.max, highWater },
+        full ? "the queue's Redis is nearly full: refusing events" : "the queue's Redis has room again",
+      );
     wasFull = full;
   };
   void sample();
