@@ -7,6 +7,7 @@ import { loadKubeConfig } from '../kube.ts';
 import { required } from '../start-config.ts';
 import { pacedSender } from './paced-sender.ts';
 import { sinkSender } from './sink.ts';
+import { projectedToken } from './token-file.ts';
 import { toCloudEvent } from './to-cloud-event.ts';
 import { watchedResources } from './watched.ts';
 import { watchResource } from './watch.ts';
@@ -16,7 +17,10 @@ export const start: StartFunction = async ({ config, log }) => {
   const kc = loadKubeConfig(config.kubeconfig);
   const source = kc.getCurrentCluster()?.server ?? 'knredis-event-source';
   const backoff = { baseMs: 200, maxMs: 30_000, jitter: 0.2 };
-  const send = sinkSender({ url: sink, backoff, maxAttempts: 10, timeoutMs: 10_000, log });
+  const tokenFile = config.eventSource.tokenFile;
+  const token = tokenFile ? projectedToken(tokenFile) : undefined;
+  if (!token) log.warn('EVENT_SOURCE_TOKEN_FILE=none: events go to the sink without a token');
+  const send = sinkSender({ url: sink, backoff, maxAttempts: 10, timeoutMs: 10_000, log, ...(token ? { token } : {}) });
   // The subject names the object (kind, namespace, name): its events keep their order; a
   // waiting event is replaced by a newer one of the same type (see paced-sender.ts).
   const paced = pacedSender(send, {

@@ -2,7 +2,8 @@
 // capped backoff, waiting at least what a Retry-After asks (within the cap). Any other status
 // (400, 413, ...) is final: the sink has judged the event. An event that still fails after
 // maxAttempts is dropped and logged: the periodic resync catches what was missed (as with
-// ApiServerSource). stop() ends every retry at once.
+// ApiServerSource). stop() ends every retry at once. Each request carries `Authorization:
+// Bearer <token>` when a token source is given (ingest refuses events without one).
 import { HTTP, type CloudEvent } from 'cloudevents';
 import { backoffDelay, type BackoffPolicy } from '../../shared/core/queue/backoff.ts';
 import type { Logger } from '../../shared/io/log.ts';
@@ -14,6 +15,8 @@ export interface SinkOptions {
   readonly maxAttempts: number;
   readonly timeoutMs: number;
   readonly log: Logger;
+  /** The current bearer token for the sink (./token-file.ts); none sent when absent. */
+  readonly token?: () => string;
   readonly random?: () => number;
   /** Waits ms or until signal aborts (tests record the delays). */
   readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
@@ -40,7 +43,10 @@ export function sinkSender(options: SinkOptions): Send & { stop(): void } {
       try {
         const res = await fetch(url, {
           method: 'POST',
-          headers: message.headers as Record<string, string>,
+          headers: {
+            ...(message.headers as Record<string, string>),
+            ...(options.token ? { authorization: `Bearer ${options.token()}` } : {}),
+          },
           body: String(message.body),
           signal: AbortSignal.any([stopping.signal, AbortSignal.timeout(options.timeoutMs)]),
         });

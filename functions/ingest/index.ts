@@ -1,4 +1,5 @@
-// Wiring of the ingest function: the queue producer (fail-fast Redis connection), the owner
+// Wiring of the ingest function: the sender check (TokenReview, ./sender-auth.ts), the queue
+// producer (fail-fast Redis connection) and its memory watch (./queue-pressure.ts), the owner
 // lookup for reference-mode events, the resync owed after refused events (./owed-resync.ts),
 // and the router on the shared HTTP app.
 import type { StartFunction } from '../function-context.ts';
@@ -7,22 +8,32 @@ import { queueMetrics } from '../../shared/io/metrics.ts';
 import { producerConnection } from '../../shared/io/queue/connection.ts';
 import { createReconcileQueue } from '../../shared/io/queue/reconcile-queue.ts';
 import { ingestRouter } from './app.ts';
-import { lazyOwnerLookup } from './lazy-lookup.ts';
+import { lazyKube } from './lazy-lookup.ts';
 import { owedResync } from './owed-resync.ts';
+import { watchQueuePressure } from './queue-pressure.ts';
+import { anySender, tokenReviewSender } from './sender-auth.ts';
 import { retained, defaultRetention, resyncJobName } from '../../shared/io/queue/job-options.ts';
 
 export const start: StartFunction = async ({ config, log, app, registry, addProbe }) => {
   const queueRedis = required(config.queueRedis, QUEUE_REDIS_VARIABLES, 'ingest');
   const metrics = queueMetrics(registry);
   const names = { prefix: config.queue.prefix, queue: config.queue.name };
+  const redis = producerConnection(queueRedis);
   const queue = createReconcileQueue({
-    connection: producerConnection(queueRedis),
+    connection: redis,
     names,
     onAdd: () => metrics.adds.inc({ name: names.queue }),
   });
-  const lookup = lazyOwnerLookup(async () => {
-    const kube = await import('../kube.ts');
-    return kube.kubeOwnerLookup(kube.loadKubeConfig(config.kubeconfig));
+  const { lookup, review } = lazyKube(config.kubeconfig);
+  const auth = config.ingest.auth;
+  const checkSender = auth.mode === 'none' ? anySender : tokenReviewSender({ ...auth, review });
+  if (auth.mode === 'none') log.warn('INGEST_AUTH=none: ingest accepts events from anyone');
+  else log.info({ audience: auth.audience, allowedSubjects: auth.allowedSubjects }, 'ingest authenticates senders');
+  const pressure = watchQueuePressure({
+    redis,
+    highWater: config.ingest.queueHighWater,
+    everyMs: config.ingest.queueCheckMs,
+    log,
   });
   // Every 503 to an event is a dropped event once the sender gives up: owe a resync.
   const owed = owedResync({
@@ -40,7 +51,10 @@ export const start: StartFunction = async ({ config, log, app, registry, addProb
     ingestRouter({
       enqueue: queue.enqueue,
       lookup,
+      checkSender,
+      queueFull: pressure.full,
       maxBodyBytes: config.ingest.maxBodyBytes,
+      maxEvents: config.ingest.maxEvents,
       retryAfterS: config.ingest.retryAfterS,
       log,
       ...(config.watchNamespace ? { watchNamespace: config.watchNamespace } : {}),
@@ -50,6 +64,7 @@ export const start: StartFunction = async ({ config, log, app, registry, addProb
   return {
     close: () => {
       owed.stop();
+      pressure.stop();
       return queue.close();
     },
   };

@@ -7,6 +7,11 @@ export class InvalidEventError extends Error {
   override readonly name = 'InvalidEventError';
 }
 
+/** A batch of more events than one request may carry (INGEST_MAX_EVENTS). */
+export class TooManyEventsError extends Error {
+  override readonly name = 'TooManyEventsError';
+}
+
 /** CloudEvent context attributes; everything else on an event is an extension. */
 const contextAttributes = new Set([
   'id',
@@ -21,7 +26,11 @@ const contextAttributes = new Set([
   'data_base64',
 ]);
 
-export function parseEvents(headers: Record<string, string | string[] | undefined>, body: string): EventFields[] {
+export function parseEvents(
+  headers: Record<string, string | string[] | undefined>,
+  body: string,
+  maxEvents: number,
+): EventFields[] {
   let parsed: CloudEvent<unknown> | CloudEvent<unknown>[];
   try {
     // toEvent is typed as returning plain attributes; it returns CloudEvent instances.
@@ -32,6 +41,8 @@ export function parseEvents(headers: Record<string, string | string[] | undefine
   }
   const events = Array.isArray(parsed) ? parsed : [parsed];
   if (events.length === 0) throw new InvalidEventError('empty batch');
+  if (events.length > maxEvents)
+    throw new TooManyEventsError(`the batch holds ${events.length} events; the limit is ${maxEvents} per request`);
   return events.map((event) => {
     try {
       event.validate();

@@ -34,8 +34,8 @@ options:
   --ready-timeout S  seconds to wait for Ready before saying it is not (default 900)
   -h, --help         this text
 
-environment: DASHBOARD_TOKEN (the dashboard then asks for it), LOG_LEVEL (of the operator's
-processes), KNREDIS_CACHE (where binaries and environments live, default ~/.cache/knredis).`;
+environment: DASHBOARD_TOKEN (the dashboard then asks for it; unset: DASHBOARD_AUTH=none on
+loopback), LOG_LEVEL (of the operator's processes), KNREDIS_CACHE (where binaries and environments live, default ~/.cache/knredis).`;
 
 export class UsageError extends Error {
   override readonly name = 'UsageError';

@@ -25,7 +25,7 @@ export function devSummary(s: DevSummary): string {
     '',
     `${READY_BANNER} (local environment '${s.envName}')`,
     '',
-    `  dashboard   ${s.dashboard}${s.dashboardToken ? '   (bearer token: $DASHBOARD_TOKEN, as you set it)' : ''}`,
+    `  dashboard   ${s.dashboard}   ${s.dashboardToken ? '(bearer token: $DASHBOARD_TOKEN, as you set it)' : '(no token: DASHBOARD_AUTH=none on loopback; set DASHBOARD_TOKEN to require one)'}`,
     `  clusters    ${s.dashboard.replace(/\/admin\/queues$/, '/admin/clusters')}   (one row per RedisCluster: phase, progress, last runs)`,
     ...s.metrics.map((m, i) => `  ${i === 0 ? 'metrics   ' : '          '}  ${m}`),
     `  kubeconfig  ${s.kubeconfig}`,

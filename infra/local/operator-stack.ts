@@ -7,16 +7,24 @@
 // `npm start -- NAME...`, or with `runs: 'bundle'` the image's `node dist/start.js NAME...`
 // (built by `npm run build`). stop() ends everything; so does this process exiting.
 //
+// Ingest authenticates its senders as in a cluster (TokenReview on this API server): the
+// built-in event source sends a token of the ServiceAccount knredis-system/knredis-event-source
+// got from the TokenRequest API (./sender-token.ts), renewed in a file as a kubelet would.
+// The dashboard is served without a token (DASHBOARD_AUTH=none, loopback only) unless
+// extraEnv gives DASHBOARD_TOKEN.
+//
 //   const stack = await startOperatorStack({ kubeconfig, kubectl, dir, workers: 2 });
 //   stack.urls.dashboard; stack.stopWorker(0, 'SIGKILL'); await stack.startWorker(0);
 //   await stack.stop();
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
 import { makeWebhookCerts, type WebhookCerts } from '../webhooks/certs.ts';
 import { installRedisClusterApi, uninstallValidatingWebhook, type Kubectl } from '../webhooks/install.ts';
 import { repoRoot } from './paths.ts';
 import { startQueueRedis, type QueueRedis } from './queue-redis.ts';
+import { keepTokenFile, type TokenFile } from './sender-token.ts';
 import { freeLoopbackPort, spawnStackProcess, waitServing, type StackProcess } from './stack-process.ts';
 
 export interface OperatorStackOptions {
@@ -109,6 +117,7 @@ export async function startOperatorStack(options: OperatorStackOptions): Promise
   const kubectl = kubectlRunner(options.kubectl, options.kubeconfig);
   const configurationName = options.webhookConfigurationName ?? `knredis-stack-${process.pid}`;
   const running = new Map<string, StackProcess>();
+  let senderToken: TokenFile | undefined;
   let installed = false;
   let stopped = false;
 
@@ -150,6 +159,7 @@ export async function startOperatorStack(options: OperatorStackOptions): Promise
   const stop = async () => {
     if (stopped) return;
     stopped = true;
+    senderToken?.stop();
     // Producers of work first, then the workers (they drain), then the queue and the webhooks.
     const order = [
       ['event-source'],
@@ -186,6 +196,7 @@ export async function startOperatorStack(options: OperatorStackOptions): Promise
     NODE_ENV: process.env.NODE_ENV,
     KUBECONFIG: options.kubeconfig,
     HOST: '127.0.0.1',
+    ...(options.extraEnv?.DASHBOARD_TOKEN ? {} : { DASHBOARD_AUTH: 'none' }),
     ...options.extraEnv,
   };
   const startFunctions = async (name: string, functions: string[], env: NodeJS.ProcessEnv, fixedPort?: number) => {
@@ -235,7 +246,15 @@ export async function startOperatorStack(options: OperatorStackOptions): Promise
     // 4: the event source last: it sends an add for every object that exists
     if (options.eventSource !== 'none') {
       say('starting the event source');
-      await startFunctions('event-source', ['event-source'], { K_SINK: `${ingest}/` });
+      const kc = new KubeConfig();
+      kc.loadFromFile(options.kubeconfig);
+      senderToken = await keepTokenFile(kc, join(options.dir, 'event-source-token'), {
+        onError: (error) => say(`renewing the event source's token failed: ${(error as Error).message}`),
+      });
+      await startFunctions('event-source', ['event-source'], {
+        K_SINK: `${ingest}/`,
+        EVENT_SOURCE_TOKEN_FILE: senderToken.path,
+      });
     }
     say('operator stack ready');
 

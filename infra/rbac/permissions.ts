@@ -133,7 +133,8 @@ export const identities: readonly Identity[] = [
   },
   {
     name: 'knredis-ingest',
-    description: 'the CloudEvents sink (functions/ingest): owner lookup of reference-mode events',
+    description:
+      'the CloudEvents sink (functions/ingest): owner lookup of reference-mode events, token reviews of senders',
     permissions: [
       {
         group: GROUP,
@@ -142,6 +143,12 @@ export const identities: readonly Identity[] = [
         usedBy: 'functions/kube.ts existingClusters, clustersUsingSecret',
       },
       ...onChildren(['get'], 'functions/kube.ts readMeta (functions/ingest/to-keys.ts childKinds)'),
+      {
+        group: 'authentication.k8s.io',
+        resource: 'tokenreviews',
+        verbs: ['create'],
+        usedBy: "functions/ingest/token-review.ts (the senders' ServiceAccount tokens)",
+      },
     ],
   },
   {

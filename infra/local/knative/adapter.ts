@@ -6,10 +6,16 @@
 // It sends nothing for objects that exist when its watches start, and skips for good a
 // resource type missing at start: start it after the CRD is installed, and wait for
 // adapterWatching() before making the changes it must see.
+//
+// Its events carry a token, as with Knative's OIDC sender authentication: K_AUDIENCE (the
+// sink's audience in the ApiServerSource) and K_OIDC_SERVICE_ACCOUNT (the ServiceAccount
+// Knative's controller creates for the source), for which the adapter asks the TokenRequest API.
 import { spawnStackProcess, freeLoopbackPort, type StackProcess } from '../stack-process.ts';
 import { repoRoot } from '../paths.ts';
 import { ensureKnative } from './binaries.ts';
 import { readApiServerSource, toAdapterConfig, type AdapterConfig, type EventMode } from './source-config.ts';
+import { KubeConfig } from '@kubernetes/client-node';
+import { ensureServiceAccount } from '../sender-token.ts';
 
 export interface AdapterOptions {
   readonly kubeconfig: string;
@@ -29,8 +35,14 @@ export interface RunningAdapter {
 
 export async function startKnativeAdapter(options: AdapterOptions): Promise<RunningAdapter> {
   const build = await ensureKnative();
-  const config = toAdapterConfig(readApiServerSource(), options.mode);
+  const source = readApiServerSource();
+  const config = toAdapterConfig(source, options.mode);
   const namespace = 'knredis-system';
+  // Knative's name for a source's OIDC ServiceAccount (eventing pkg/auth GetOIDCServiceAccountNameForResource).
+  const oidcAccount = 'knredis-oidc-sources.knative.dev-apiserversource';
+  const kc = new KubeConfig();
+  kc.loadFromFile(options.kubeconfig);
+  await ensureServiceAccount(kc, namespace, oidcAccount);
   const proc = spawnStackProcess({
     name: 'apiserver-adapter',
     command: build.bin('apiserver_receive_adapter'),
@@ -47,6 +59,7 @@ export async function startKnativeAdapter(options: AdapterOptions): Promise<Runn
       PROFILING_PORT: String(await freeLoopbackPort()),
       K_SINK: options.sink,
       K_SINK_TIMEOUT: String(options.sinkTimeoutS ?? 10),
+      ...(source.sink?.audience ? { K_AUDIENCE: source.sink.audience, K_OIDC_SERVICE_ACCOUNT: oidcAccount } : {}),
       K_SOURCE_CONFIG: JSON.stringify(config),
       K_LOGGING_CONFIG: JSON.stringify({ zap_logger_config: JSON.stringify(zapConfig) }),
       K_OBSERVABILITY_CONFIG: '{}',

@@ -20,6 +20,8 @@ export interface ApiServerSourceSpec {
   readonly mode?: string;
   readonly namespaceSelector?: LabelSelector;
   readonly resources: readonly { apiVersion: string; kind: string; selector?: LabelSelector }[];
+  /** The sink's OIDC audience: the adapter sends a token for it. */
+  readonly sink?: { readonly audience?: string };
 }
 
 /** The adapter's JSON config (knative.dev/eventing/pkg/adapter/apiserver.Config). */

@@ -6,6 +6,7 @@
 // (monitoring.test.ts) prove the rules' logic on made-up series; this proves the series they
 // read exist, with the labels they group by. Not covered: the Redis alerts, which read the
 // redis_exporter sidecars' series (the local pods run no exporter).
+import { KubeConfig } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { CloudEvent, HTTP } from 'cloudevents';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
@@ -14,6 +15,7 @@ import { join } from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
 import { startOperatorStack, type OperatorStack } from '../../../infra/local/operator-stack.ts';
 import { repoRoot } from '../../../infra/local/paths.ts';
+import { requestToken } from '../../../infra/local/sender-token.ts';
 import { freeLoopbackPort, spawnStackProcess, type StackProcess } from '../../../infra/local/stack-process.ts';
 import { eventAttributes } from '../../../shared/core/apiserver-events.ts';
 import { localEnvironment, type LocalEnvironment } from '../../support/local-env.ts';
@@ -161,6 +163,10 @@ describe('infra/monitoring scraped by a real Prometheus', function () {
 
   it('puts KnredisQueueBacklog pending when more than 100 keys wait', async () => {
     await stack.stopWorker(0);
+    // Posted as the event source posts: with its ServiceAccount's token for ingest's audience.
+    const kc = new KubeConfig();
+    kc.loadFromFile(env.kubeconfigPath);
+    const token = await requestToken(kc);
     for (let i = 0; i < 150; i++) {
       const { data, ...attributes } = eventAttributes(
         { apiVersion: 'cache.redis.io/v1beta1', kind: 'RedisCluster', metadata: { namespace: ns, name: `w${i}` } },
@@ -171,7 +177,7 @@ describe('infra/monitoring scraped by a real Prometheus', function () {
       );
       const res = await fetch(stack.urls.ingest, {
         method: 'POST',
-        headers: message.headers as Record<string, string>,
+        headers: { ...(message.headers as Record<string, string>), authorization: `Bearer ${token}` },
         body: String(message.body),
       });
       expect(res.status, await res.text()).to.equal(202);

@@ -18,6 +18,7 @@ import { API_VERSION_V1BETA1, KIND } from '../../../shared/core/api/group.ts';
 import { start as startEventSource } from '../../../functions/event-source/index.ts';
 import { readConfig } from '../../../functions/start-config.ts';
 import type { RunningFunction } from '../../../functions/function-context.ts';
+import { senderTokenFile, type SenderToken } from '../../support/sender-token.ts';
 import { startListWatch } from '../../../shared/io/kube/list-watch.ts';
 import { isExpired, watchClient, type ListWatchClient } from '../../../shared/io/kube/watch-client.ts';
 import { watchedResources } from '../../../functions/event-source/watched.ts';
@@ -61,6 +62,7 @@ describe('event source across an API server restart', function () {
   let sink: Listening;
   let source: RunningFunction | undefined;
   let ns: string;
+  let token: SenderToken | undefined;
   const received: Received[] = [];
   let mark = 0;
   let oldPid = 0;
@@ -101,7 +103,12 @@ describe('event source across an API server restart', function () {
 
     // 1: three RedisClusters, seen by the running event source.
     for (const name of names) await api.objects.create(cluster(name));
-    const config = readConfig({ K_SINK: sink.url + '/', KUBECONFIG: api.env.kubeconfigPath, WATCH_NAMESPACE: ns });
+    const config = readConfig({
+      K_SINK: sink.url + '/',
+      KUBECONFIG: api.env.kubeconfigPath,
+      WATCH_NAMESPACE: ns,
+      EVENT_SOURCE_TOKEN_FILE: (token = await senderTokenFile(api.env)).path,
+    });
     source = await startEventSource({
       config,
       log: silent,
@@ -142,6 +149,7 @@ describe('event source across an API server restart', function () {
     this.timeout(120_000);
     await source?.close();
     await sink?.close();
+    token?.remove();
     await api?.stop();
   });
 

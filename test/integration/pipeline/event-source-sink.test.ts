@@ -17,6 +17,7 @@ import { API_VERSION_V1BETA1, KIND } from '../../../shared/core/api/group.ts';
 import { start as startEventSource } from '../../../functions/event-source/index.ts';
 import { start as startIngest } from '../../../functions/ingest/index.ts';
 import { readConfig, type Config } from '../../../functions/start-config.ts';
+import { senderTokenFile, type SenderToken } from '../../support/sender-token.ts';
 import type { RunningFunction } from '../../../functions/function-context.ts';
 import { uniqueNames } from './harness.ts';
 
@@ -32,6 +33,7 @@ describe('event source and an absent or busy sink', function () {
   let source: RunningFunction | undefined;
   let ingest: RunningFunction | undefined;
   let server: Listening | undefined;
+  let token: SenderToken | undefined;
   const logLines: { msg?: string; subject?: string; status?: number }[] = [];
 
   before(async () => {
@@ -40,7 +42,9 @@ describe('event source and an absent or busy sink', function () {
     redisDir = await mkdtemp(join(tmpdir(), 'knredis-es-sink-'));
     redis = await startRedis({ dir: redisDir });
     const sinkPort = await freePort();
+    token = await senderTokenFile(api.env);
     config = readConfig({
+      EVENT_SOURCE_TOKEN_FILE: token.path,
       K_SINK: `http://127.0.0.1:${sinkPort}/`,
       KUBECONFIG: api.env.kubeconfigPath,
       WATCH_NAMESPACE: ns,
@@ -63,6 +67,7 @@ describe('event source and an absent or busy sink', function () {
     await queue?.close();
     await redis?.stop();
     await rm(redisDir, { recursive: true, force: true });
+    token?.remove();
     await api?.stop();
   });
 

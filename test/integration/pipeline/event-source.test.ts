@@ -18,6 +18,7 @@ import { kubeOwnerLookup } from '../../../functions/kube.ts';
 import { start as startEventSource } from '../../../functions/event-source/index.ts';
 import { readConfig } from '../../../functions/start-config.ts';
 import type { RunningFunction } from '../../../functions/function-context.ts';
+import { realSenderCheck, senderTokenFile, type SenderToken } from '../../support/sender-token.ts';
 
 describe('event source', function () {
   this.timeout(180_000);
@@ -26,13 +27,16 @@ describe('event source', function () {
   let sink: Listening;
   let source: RunningFunction | undefined;
   let ns: string;
+  let token: SenderToken;
   const received: { type: string; subject: string; keys: string[] }[] = [];
   const posted: string[] = [];
 
   before(async () => {
     api = await installApi('knredis-event-source-test');
     ns = await api.namespace(`es-${randomUUID().slice(0, 6)}`);
-    // The sink is the real ingest router: the test sees the keys ingest would queue.
+    token = await senderTokenFile(api.env);
+    // The sink is the real ingest router, authenticating the sender: the test sees the keys
+    // ingest would queue.
     const app = createHttpApp({});
     let last: { type: string; subject: string } = { type: '', subject: '' };
     app.use((req: express.Request, _res, next) => {
@@ -45,7 +49,9 @@ describe('event source', function () {
         enqueue: async (key) => {
           received.push({ ...last, keys: [key] });
         },
+        checkSender: realSenderCheck(api.env),
         maxBodyBytes: 1 << 20,
+        maxEvents: 100,
         retryAfterS: 1,
         log,
         lookup: kubeOwnerLookup(api.env.kubeConfig()),
@@ -56,6 +62,7 @@ describe('event source', function () {
   after(async () => {
     await source?.close();
     await sink?.close();
+    token?.remove();
     await api?.stop();
   });
 
@@ -69,7 +76,12 @@ describe('event source', function () {
 
   it('emits add for what exists, then turns a created, updated and deleted RedisCluster and a labelled child into their keys', async () => {
     await api.objects.create(cluster('early'));
-    const config = readConfig({ K_SINK: sink.url + '/', KUBECONFIG: api.env.kubeconfigPath, WATCH_NAMESPACE: ns });
+    const config = readConfig({
+      K_SINK: sink.url + '/',
+      KUBECONFIG: api.env.kubeconfigPath,
+      WATCH_NAMESPACE: ns,
+      EVENT_SOURCE_TOKEN_FILE: token.path,
+    });
     source = await startEventSource({
       config,
       log,

@@ -4,6 +4,11 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import type { QueueRedisTarget } from '../../../shared/io/queue/connection.ts';
+import { start as startIngest } from '../../../functions/ingest/index.ts';
+import type { Config } from '../../../functions/start-config.ts';
+import { createHttpApp, listen } from '../../../shared/io/http.ts';
+import type { Logger } from '../../../shared/io/log.ts';
+import { createRegistry } from '../../../shared/io/metrics.ts';
 
 export function uniqueNames(tag: string) {
   const id = randomUUID().slice(0, 8);
@@ -80,4 +85,25 @@ export async function until<T>(
     if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}; last saw ${JSON.stringify(value)}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** The real ingest function on its own HTTP server (port 0), as `npm start -- ingest` runs it. */
+export async function serveIngest(config: Config, log: Logger): Promise<{ url: string; close(): Promise<void> }> {
+  const app = createHttpApp({});
+  const ingest = await startIngest({
+    config,
+    log,
+    app,
+    registry: createRegistry({ defaultMetrics: false }),
+    env: {},
+    addProbe: () => {},
+  });
+  const server = await listen(app, 0);
+  return {
+    url: server.url,
+    async close() {
+      await server.close();
+      await ingest.close();
+    },
+  };
 }

@@ -13,6 +13,7 @@ import { createReconcileQueue, type ReconcileQueue } from '../../../shared/io/qu
 import { startQueueWorker } from '../../../shared/io/queue/queue-worker.ts';
 import { defaultBackoff } from '../../../shared/core/queue/backoff.ts';
 import { ingestRouter } from '../../../functions/ingest/app.ts';
+import { anySender } from '../../../functions/ingest/sender-auth.ts';
 import { readRuns, recordingReconcile } from './recording.ts';
 import { quiet, uniqueNames, until } from './harness.ts';
 
@@ -45,7 +46,17 @@ describe("ingest across a restart of the queue's Redis", function () {
     redis = await startRedis({ port, dir, args: persistent });
     queue = createReconcileQueue({ connection: producerConnection(redis.url, 500), names });
     const app = createHttpApp({});
-    app.use(ingestRouter({ enqueue: queue.enqueue, maxBodyBytes: 1 << 20, retryAfterS: 2, log }));
+    app.use(
+      ingestRouter({
+        enqueue: queue.enqueue,
+        // Senders are not this test's subject (test/integration/pipeline/ingest-auth.test.ts).
+        checkSender: anySender,
+        maxBodyBytes: 1 << 20,
+        maxEvents: 100,
+        retryAfterS: 2,
+        log,
+      }),
+    );
     server = await listen(app, 0);
   });
   after(async () => {

@@ -3,6 +3,7 @@ import { CloudEvent, HTTP } from 'cloudevents';
 import { eventAttributes } from '../../../shared/core/apiserver-events.ts';
 import { createHttpApp, listen } from '../../../shared/io/http.ts';
 import { createLogger } from '../../../shared/io/log.ts';
+import { anySender } from '../../../functions/ingest/sender-auth.ts';
 import { ingestRouter } from '../../../functions/ingest/app.ts';
 import { outsideWatchNamespace } from '../../../functions/ingest/namespace-scope.ts';
 import type { EventFields } from '../../../functions/ingest/to-keys.ts';
@@ -45,7 +46,9 @@ describe('ingest namespace scope', () => {
           existingClusters: async () => [],
           clustersUsingSecret: async () => [],
         },
+        checkSender: anySender,
         maxBodyBytes: 4096,
+        maxEvents: 100,
         retryAfterS: 3,
         log: createLogger({ level: 'silent' }),
         watchNamespace: 'shop',

@@ -4,6 +4,7 @@ import { createHttpApp, listen, type Listening } from '../../../shared/io/http.t
 import { createLogger } from '../../../shared/io/log.ts';
 import { eventAttributes } from '../../../shared/core/apiserver-events.ts';
 import { ingestRouter } from '../../../functions/ingest/app.ts';
+import { tokenReviewSender, type Review } from '../../../functions/ingest/sender-auth.ts';
 
 const cluster = {
   apiVersion: 'cache.redis.io/v1beta1',
@@ -17,20 +18,45 @@ function ceOf(object: object, verb: 'add' | 'update' | 'delete' = 'update') {
   return new CloudEvent({ id: 'e1', source: 'https://127.0.0.1:6443', ...attributes, data });
 }
 
+const sender = 'system:serviceaccount:knredis-system:knredis-event-source';
+// What the API server answers for each token (its TokenReview), and for the audience asked.
+const reviews: Record<string, Review> = {
+  good: { authenticated: true, username: sender, audiences: ['knredis-ingest'] },
+  other: { authenticated: true, username: 'system:serviceaccount:default:web', audiences: ['knredis-ingest'] },
+  forged: { authenticated: false },
+};
+
 describe('ingest router', () => {
   let server: Listening;
   let queued: string[];
-  let failing: boolean;
+  let failing: boolean | 'oom';
+  let full: boolean;
+  let apiDown: boolean;
 
   before(async () => {
     const app = createHttpApp({});
     app.use(
       ingestRouter({
         enqueue: async (key) => {
-          if (failing) throw new Error("Stream isn't writeable");
+          if (failing)
+            throw new Error(
+              failing === 'oom' ? "OOM command not allowed when used memory > 'maxmemory'." : "Stream isn't writeable",
+            );
           queued.push(key);
         },
+        checkSender: tokenReviewSender({
+          review: async (token) => {
+            if (apiDown) throw new Error('connect ECONNREFUSED');
+            return reviews[token] ?? { authenticated: false };
+          },
+          audience: 'knredis-ingest',
+          allowedSubjects: [sender],
+          cacheTtlMs: 0,
+          cacheSize: 1,
+        }),
+        queueFull: () => full,
         maxBodyBytes: 4096,
+        maxEvents: 3,
         retryAfterS: 3,
         log: createLogger({ level: 'silent' }),
       }),
@@ -41,15 +67,68 @@ describe('ingest router', () => {
   beforeEach(() => {
     queued = [];
     failing = false;
+    full = false;
+    apiDown = false;
   });
 
   type Sent = { headers: Record<string, unknown>; body: unknown };
-  const post = (message: Sent) =>
+  const post = (message: Sent, token = 'good') =>
     fetch(server.url + '/', {
       method: 'POST',
-      headers: message.headers as Record<string, string>,
+      headers: {
+        ...(message.headers as Record<string, string>),
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+      },
       body: String(message.body),
     });
+  const batchOf = (count: number): Sent => ({
+    headers: { 'content-type': 'application/cloudevents-batch+json' },
+    body: JSON.stringify(
+      Array.from({ length: count }, (_, i) =>
+        ceOf({ ...cluster, metadata: { namespace: 'prod', name: `c${i}` } }).toJSON(),
+      ),
+    ),
+  });
+
+  const unauthorized: [string, string, number, RegExp][] = [
+    ['no token', '', 401, /bearer token .* is required/],
+    ['a token the API server does not authenticate', 'forged', 401, /not a valid Kubernetes token/],
+    ['a valid token of another ServiceAccount', 'other', 403, /system:serviceaccount:default:web may not send/],
+  ];
+  for (const [what, token, status, reason] of unauthorized) {
+    it(`answers ${status} and queues nothing for ${what}`, async () => {
+      const res = await post(HTTP.binary(ceOf(cluster)), token);
+      expect(res.status).to.equal(status);
+      expect(((await res.json()) as { reason: string }).reason).to.match(reason);
+      expect(queued).to.deep.equal([]);
+    });
+  }
+
+  it('answers 503 with Retry-After when the token cannot be reviewed', async () => {
+    apiDown = true;
+    const res = await post(HTTP.binary(ceOf(cluster)));
+    expect(res.status).to.equal(503);
+    expect(res.headers.get('retry-after')).to.equal('3');
+    expect(queued).to.deep.equal([]);
+  });
+
+  it('answers 413 naming the limit and queues nothing when a batch holds more events than allowed', async () => {
+    expect((await post(batchOf(3))).status).to.equal(202);
+    queued = [];
+    const res = await post(batchOf(4));
+    expect(res.status).to.equal(413);
+    expect(await res.json()).to.deep.include({ error: 'too-many-events' });
+    expect(queued).to.deep.equal([]);
+  });
+
+  it('answers 503 queue-full with Retry-After and queues nothing while the queue is nearly full', async () => {
+    full = true;
+    const res = await post(HTTP.binary(ceOf(cluster)));
+    expect(res.status).to.equal(503);
+    expect(res.headers.get('retry-after')).to.equal('3');
+    expect(await res.json()).to.have.property('error', 'queue-full');
+    expect(queued).to.deep.equal([]);
+  });
 
   it('answers 202 and queues the key when an event comes in binary mode', async () => {
     const res = await post(HTTP.binary(ceOf(cluster)));
@@ -141,6 +220,13 @@ describe('ingest router', () => {
     const res = await post(HTTP.binary(ceOf(cluster)));
     expect(res.status).to.equal(503);
     expect(res.headers.get('retry-after')).to.equal('3');
+  });
+
+  it('answers 503 queue-full when Redis refuses the write at its maxmemory', async () => {
+    failing = 'oom';
+    const res = await post(HTTP.binary(ceOf(cluster)));
+    expect(res.status).to.equal(503);
+    expect(await res.json()).to.have.property('error', 'queue-full');
   });
 
   it('answers the health probes', async () => {

@@ -93,4 +93,76 @@ describe('start-config', () => {
         .that.does.not.contain('hunter2');
     });
   });
+
+  it("authenticates ingest senders by default: TokenReview, the knredis audience, the two runtimes' senders", () => {
+    const { auth } = readConfig({ POD_NAMESPACE: 'ops' }).ingest;
+    expect(auth).to.deep.include({ mode: 'tokenreview', audience: 'knredis-ingest' });
+    expect(auth.mode === 'tokenreview' && auth.allowedSubjects).to.deep.equal([
+      'system:serviceaccount:ops:knredis-event-source',
+      'system:serviceaccount:ops:knredis-oidc-sources.knative.dev-apiserversource',
+      'system:serviceaccount:ops:knredis-secrets-oidc-sources.knative.dev-apiserversource',
+    ]);
+    expect(readConfig({}).eventSource.tokenFile).to.equal('/var/run/secrets/knredis/ingest/token');
+  });
+
+  const ingestCases: [string, Record<string, string>, (c: ReturnType<typeof readConfig>) => unknown, unknown][] = [
+    ['INGEST_AUTH=none', { INGEST_AUTH: 'none' }, (c) => c.ingest.auth, { mode: 'none' }],
+    [
+      'INGEST_ALLOWED_SUBJECTS',
+      { INGEST_ALLOWED_SUBJECTS: ' a , b ,' },
+      (c) => c.ingest.auth.mode === 'tokenreview' && c.ingest.auth.allowedSubjects,
+      ['a', 'b'],
+    ],
+    [
+      'INGEST_AUDIENCE',
+      { INGEST_AUDIENCE: 'x' },
+      (c) => c.ingest.auth.mode === 'tokenreview' && c.ingest.auth.audience,
+      'x',
+    ],
+    ['INGEST_MAX_EVENTS', { INGEST_MAX_EVENTS: '7' }, (c) => c.ingest.maxEvents, 7],
+    ['INGEST_QUEUE_HIGH_WATER', { INGEST_QUEUE_HIGH_WATER: '0.5' }, (c) => c.ingest.queueHighWater, 0.5],
+    ['EVENT_SOURCE_TOKEN_FILE=none', { EVENT_SOURCE_TOKEN_FILE: 'none' }, (c) => c.eventSource.tokenFile, undefined],
+    ['DASHBOARD_AUTH default', {}, (c) => c.dashboard.auth, 'token'],
+  ];
+  for (const [what, env, pick, expected] of ingestCases)
+    it(`reads ${what}`, () => expect(pick(readConfig(env))).to.deep.equal(expected));
+
+  it('puts REDIS_PASSWORD, or the content of REDIS_PASSWORD_FILE, into the Redis URL', () => {
+    const url = (env: Record<string, string>) =>
+      (readConfig({ REDIS_URL: 'redis://q:6379', ...env }, () => 'p@ss/w:rd\n').queueRedis as { url: string }).url;
+    expect(new URL(url({ REDIS_PASSWORD: 's3cret' })).password).to.equal('s3cret');
+    expect(decodeURIComponent(new URL(url({ REDIS_PASSWORD_FILE: '/run/pw' })).password)).to.equal('p@ss/w:rd');
+    expect(url({})).to.equal('redis://q:6379');
+    const cluster = readConfig({ REDIS_CLUSTER_NODES: 'q:6379', REDIS_PASSWORD_FILE: '/run/pw' }, () => 'pw\n');
+    expect(cluster.queueRedis).to.deep.include({ password: 'pw' });
+  });
+
+  const refused: [string, Record<string, string>, RegExp][] = [
+    ['an unknown INGEST_AUTH', { INGEST_AUTH: 'off' }, /INGEST_AUTH must be one of tokenreview, none/],
+    ['a high-water mark above 1', { INGEST_QUEUE_HIGH_WATER: '1.5' }, /INGEST_QUEUE_HIGH_WATER must be in/],
+    ['INGEST_MAX_EVENTS=0', { INGEST_MAX_EVENTS: '0' }, /INGEST_MAX_EVENTS must be an integer >= 1/],
+    ['both REDIS_PASSWORD and its file', { REDIS_PASSWORD: 'a', REDIS_PASSWORD_FILE: '/x' }, /not both/],
+    [
+      'a password in REDIS_URL and REDIS_PASSWORD',
+      { REDIS_URL: 'redis://:old@q', REDIS_PASSWORD: 'new' },
+      /holds a password/,
+    ],
+  ];
+  for (const [what, env, message] of refused)
+    it(`refuses ${what}`, () => expect(() => readConfig(env, () => 'pw')).to.throw(ConfigError, message));
+
+  it('names an unreadable password file without showing any secret', () => {
+    const read = () => {
+      throw Object.assign(new Error('no'), { code: 'ENOENT' });
+    };
+    expect(() => readConfig({ REDIS_URL: 'redis://q', REDIS_PASSWORD_FILE: '/run/pw' }, read)).to.throw(
+      ConfigError,
+      'REDIS_PASSWORD_FILE: cannot read /run/pw (ENOENT)',
+    );
+    try {
+      readConfig({ REDIS_URL: 'redis://q', REDIS_PASSWORD: 'hunter2', INGEST_AUTH: 'bad' });
+    } catch (error) {
+      expect((error as Error).message).to.not.contain('hunter2');
+    }
+  });
 });

@@ -111,6 +111,7 @@ describe('infra/local/dev-summary', function () {
       .to.contain("get secret sample-auth -o jsonpath='{.data.password}' | base64 -d")
       .and.contain('redis-cli -c');
     expect(text).to.contain('stops the operator and the local environment');
+    expect(text).to.contain('no token: DASHBOARD_AUTH=none');
   });
   it('says the environment stays when dev does not own it, and mentions the token only when set', function () {
     const text = devSummary({ ...base, keepsEnvironment: true, dashboardToken: true });
