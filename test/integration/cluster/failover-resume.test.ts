@@ -1,12 +1,11 @@
 import { expect } from 'chai';
 import { ClusterHarness } from './cluster-harness.ts';
-import { expectHealthy } from './cluster-checks.ts';
+import { expectHealthy, failOverTo } from './cluster-checks.ts';
 import { command, NodePool } from '../../../shared/io/redis/connection.ts';
 import { converge } from '../../support/converge.ts';
 import { observe } from '../../../shared/io/redis/observe.ts';
 import { keySlot } from '../../../shared/core/cluster/slots.ts';
 import { myselfOf, type NodeView } from '../../../shared/core/cluster/topology.ts';
-import { waitFor } from '../../support/wait-for.ts';
 
 const KEYS = 40;
 const key = (i: number) => `{fr}:${i}`;
@@ -21,7 +20,7 @@ const cases: { name: string; failover: ('source' | 'target')[]; suite: number }[
 ];
 
 describe('cluster engine: resume a migration whose ends failed over', function () {
-  this.timeout(180_000);
+  this.timeout(420_000);
   let harness: ClusterHarness | undefined;
   let pool: NodePool | undefined;
   afterEach(async () => {
@@ -57,17 +56,7 @@ describe('cluster engine: resume a migration whose ends failed over', function (
         ...half,
       ]);
       for (const m of [source, target]) await command(p, m.address, 'WAIT', ['WAIT', 1, 5000]);
-      for (const end of c.failover) {
-        const replica = replicaOf(end === 'source' ? source : target);
-        await command(p, replica.address, 'FAILOVER', ['CLUSTER', 'FAILOVER']);
-        await waitFor(
-          async () => {
-            const t = await observe(desired.pods, p);
-            return t.views.every((v) => v.entries.some((e) => e.id === replica.id && e.role === 'master'));
-          },
-          { what: `every node to see ${replica.pod} as master` },
-        );
-      }
+      for (const end of c.failover) await failOverTo(p, desired, [replicaOf(end === 'source' ? source : target).pod]);
 
       await converge(p, desired, { deadlineMs: 120_000 });
       const after = await expectHealthy(p, desired);

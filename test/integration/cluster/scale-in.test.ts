@@ -1,37 +1,12 @@
 import { expect } from 'chai';
 import { ClusterHarness } from './cluster-harness.ts';
-import { expectHealthy } from './cluster-checks.ts';
+import { expectHealthy, failOverTo } from './cluster-checks.ts';
 import { bulkLoad, ClientLoad, type LoadReport } from './client-load.ts';
-import { command, NodePool } from '../../../shared/io/redis/connection.ts';
+import { NodePool } from '../../../shared/io/redis/connection.ts';
 import { converge } from '../../support/converge.ts';
 import { observe } from '../../../shared/io/redis/observe.ts';
 import type { DesiredCluster } from '../../../shared/core/cluster/desired.ts';
 import type { ClusterPlan } from '../../../shared/core/cluster/plan-types.ts';
-import { myselfOf } from '../../../shared/core/cluster/topology.ts';
-import { waitFor } from '../../support/wait-for.ts';
-
-// Roles moved (as after a roll): the replicas on the leaving pods take over their masters.
-// A manual failover that does not finish within Redis' own 5 s (a loaded machine) is
-// abandoned by Redis, so it is asked again until the replica is master.
-const MANUAL_FAILOVER_RETRY_MS = 6_000;
-async function mastersOnto(pool: NodePool, desired: DesiredCluster, leaving: string[]): Promise<void> {
-  const asked = new Map<string, number>();
-  await waitFor(
-    async () => {
-      const t = await observe(desired.pods, pool);
-      for (const view of t.views) {
-        const stale = Date.now() - (asked.get(view.pod) ?? 0) > MANUAL_FAILOVER_RETRY_MS;
-        if (myselfOf(view).role === 'replica' && leaving.includes(view.pod) && stale) {
-          asked.set(view.pod, Date.now());
-          await command(pool, view.address, 'FAILOVER', ['CLUSTER', 'FAILOVER']);
-        }
-      }
-      const masters = t.views.filter((v) => myselfOf(v).role === 'master' && myselfOf(v).slots.length > 0);
-      return leaving.every((pod) => masters.some((m) => m.pod === pod)) && t.views.every((v) => v.info.state === 'ok');
-    },
-    { what: `masters on ${leaving.join(', ')}`, timeout: 120_000 },
-  );
-}
 
 /** Converges the scale-in under a client load; the steps' kinds, the last plan and the load's report. */
 async function scaleIn(
@@ -94,7 +69,8 @@ describe('cluster engine: scale in after roles moved', function () {
       const before = harness.desired(c.from[0], c.from[1]);
       await converge(pool, before);
       await bulkLoad(await observe(before.pods, pool), `s${c.suite}`, 10_000);
-      await mastersOnto(pool, before, [...c.leaving]);
+      // Roles moved (as after a roll): the replicas on the leaving pods take over their masters.
+      await failOverTo(pool, before, [...c.leaving]);
       load = new ClientLoad([harness.pods[0]!.placement.address], `s${c.suite}`, 10_000);
       const desired = harness.desired(c.to[0], c.to[1], [...c.leaving]);
       const { kinds, plan, report } = await scaleIn(pool, desired, load, [...c.leaving]);
