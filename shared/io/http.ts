@@ -26,6 +26,8 @@ export function sendError(
 export function createHttpApp(options: { registry?: Registry; probes?: () => readonly Probe[] }): Express {
   const app = express();
   app.disable('x-powered-by');
+  // No conditional GETs are served: hashing every body for an ETag is wasted work.
+  app.disable('etag');
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
