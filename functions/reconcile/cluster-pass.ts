@@ -91,7 +91,7 @@ export async function runClusterPass(input: ClusterPassInput): Promise<ClusterPa
     const changed = await applyLiveConfig(
       input.pool,
       desired.pods.map((p) => p.address),
-      liveSettable(effectiveConfig(input.spec.config)),
+      liveSettable(effectiveConfig(input.spec.config, input.spec.tls)),
     );
     if (changed.length > 0)
       await input.events.normal(
