@@ -176,4 +176,50 @@ describe('reconcile: TLS from a kubernetes.io/tls Secret (on the local Kubernete
     expect(said).not.to.contain('PRIVATE KEY');
     expect(said).not.to.contain(renewed.key.split('\n')[1]);
   });
+
+  it('keeps a plaintext listener on 6380 when spec.tls.plaintext asks for it, TLS staying on 6379', async () => {
+    const name = 'tlsp';
+    const names = [`${name}.${ns}.svc`, `*.${name}-nodes.${ns}.svc`];
+    await api.env.kubectl(['apply', '-f', '-'], {
+      input: JSON.stringify(tlsSecret(`${name}-tls`, ns, ca.ca, ca.issue(names))),
+    });
+    await api.env.kubectl(['apply', '-f', '-'], {
+      input: JSON.stringify({
+        apiVersion: 'cache.redis.io/v1beta1',
+        kind: 'RedisCluster',
+        metadata: { name, namespace: ns },
+        spec: {
+          masters: 3,
+          replicasPerMaster: 0,
+          version: '7.0',
+          storage: { reclaim: 'Delete' },
+          tls: { secretRef: { name: `${name}-tls` }, plaintext: true },
+        },
+      }),
+    });
+    try {
+      const rc = await drive.until(`${ns}/${name}`, `${name} Ready`, isReady, 240_000);
+      const password = await clusterPassword(api, ns, name);
+      for (const shard of rc?.status?.shards ?? []) {
+        const ip = shard.master?.ip ?? '';
+        const plain = new Redis({ host: ip, port: 6380, password, lazyConnect: true });
+        const secure = new Redis({
+          host: ip,
+          port: 6379,
+          password,
+          tls: { ca: ca.ca, servername: `${name}.${ns}.svc` },
+          lazyConnect: true,
+        });
+        try {
+          expect(await plain.ping(), `${ip}:6380`).to.equal('PONG');
+          expect(await secure.ping(), `${ip}:6379`).to.equal('PONG');
+        } finally {
+          plain.disconnect();
+          secure.disconnect();
+        }
+      }
+    } finally {
+      await drive.remove(ns, name);
+    }
+  });
 });
