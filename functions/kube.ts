@@ -53,11 +53,17 @@ export function kubeOwnerLookup(kc: KubeConfig): OwnerLookup {
         version: STORAGE_VERSION,
         namespace,
         plural: PLURAL,
-      })) as { items?: { metadata?: { name?: string }; spec?: { auth?: { secretRef?: { name?: string } } } }[] };
+      })) as {
+        items?: {
+          metadata?: { name?: string };
+          spec?: { auth?: { secretRef?: { name?: string } }; tls?: { secretRef?: { name?: string } } };
+        }[];
+      };
       return (list.items ?? []).flatMap((rc) => {
         const name = rc.metadata?.name ?? '';
         const used = rc.spec?.auth?.secretRef?.name ?? childNames(name).generatedSecret;
-        return name && used === secret ? [name] : [];
+        // and the TLS Secret: a renewed certificate is reloaded at once, not at the next resync
+        return name && (used === secret || rc.spec?.tls?.secretRef?.name === secret) ? [name] : [];
       });
     },
   };

@@ -11,6 +11,7 @@
 //                                                   name (children are named <cluster>-...)
 //   a Secret (ref mode only: no data travels)    -> the RedisClusters whose password it holds
 //                                                   (spec.auth.secretRef, or the generated one)
+//                                                   or whose certificate (spec.tls.secretRef)
 // Anything else is unrelated: the caller answers 400 and queues nothing.
 import { parseEventType, type KubeObjectLike, type ObjectMetaLike } from '../../shared/core/apiserver-events.ts';
 import { GROUP, KIND, LABEL_CLUSTER } from '../../shared/core/api/group.ts';

@@ -58,7 +58,7 @@ export function desiredChildren(
 ): KubernetesObject[] {
   const spec = withDefaults(cluster.spec);
   const owner = ownerOf(cluster);
-  const config = effectiveConfig(spec.config);
+  const config = effectiveConfig(spec.config, spec.tls);
   const pdb =
     spec.podDisruptionBudget?.enabled === false
       ? []

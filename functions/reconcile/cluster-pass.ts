@@ -5,7 +5,7 @@ import type { DefaultedSpec } from '../../shared/core/api/defaults.ts';
 import { planCluster } from '../../shared/core/cluster/plan-cluster.ts';
 import { isSafeToRestart } from '../../shared/core/cluster/restart-safety.ts';
 import { describeStep, type Step } from '../../shared/core/cluster/steps.ts';
-import { myselfOf } from '../../shared/core/cluster/topology.ts';
+import { myselfOf, type Address } from '../../shared/core/cluster/topology.ts';
 import { toDesiredCluster } from '../../shared/core/reconcile/desired-cluster.ts';
 import type { ObservedClaim, ObservedPod } from '../../shared/core/reconcile/observed.ts';
 import type { EnginePass } from '../../shared/core/reconcile/plan-kube.ts';
@@ -13,13 +13,16 @@ import { planRollout } from '../../shared/core/reconcile/rollout.ts';
 import { effectiveConfig, liveSettable } from '../../shared/core/resources/redis-conf.ts';
 import { podCount } from '../../shared/core/resources/statefulset.ts';
 import type { RotationPlan } from '../../shared/core/reconcile/rotation.ts';
+import { planCertificateReload, type CertificatePlan } from '../../shared/core/reconcile/tls-reload.ts';
 import { applyStep } from '../../shared/io/redis/apply.ts';
 import { describeRotationStep, rotatePassword, type PasswordRotation } from '../../shared/io/redis/auth-rotate.ts';
 import type { NodePool } from '../../shared/io/redis/connection.ts';
 import { observe } from '../../shared/io/redis/observe.ts';
+import { observeCertificates, reloadCertificates } from '../../shared/io/redis/tls.ts';
 import type { Logger } from '../../shared/io/log.ts';
 import type { Recorder } from './events.ts';
 import { applyLiveConfig } from './live-config.ts';
+import type { TlsAccess } from './tls.ts';
 
 export interface ClusterPassInput {
   readonly spec: DefaultedSpec;
@@ -39,10 +42,13 @@ export interface ClusterPassInput {
   readonly assertOwner: () => Promise<void>;
   /** The password the nodes should hold, and the operator's record of the one in force. */
   readonly rotation?: PasswordRotation;
+  /** spec.tls: the certificate the nodes should serve (a renewed one is reloaded live). */
+  readonly tls?: TlsAccess;
 }
 
 export interface ClusterPassResult extends EnginePass {
   readonly rotation?: RotationPlan;
+  readonly certificates?: CertificatePlan;
 }
 
 /** The Event each step kind records; none for the bootstrap's epochs and meets (addSlots tells). */
@@ -86,12 +92,14 @@ export async function runClusterPass(input: ClusterPassInput): Promise<ClusterPa
     return view ? (myselfOf(view).role === 'master' ? ('master' as const) : ('replica' as const)) : undefined;
   };
   const converged = plan.converged && applied.length === 0;
+  // 2b: a renewed certificate, whatever else is under way (an expiring one cannot wait)
+  const certificates = input.tls ? await renewCertificates(input, input.tls, desired.pods) : undefined;
   // 3: live config on a settled cluster
   if (converged) {
     const changed = await applyLiveConfig(
       input.pool,
       desired.pods.map((p) => p.address),
-      liveSettable(effectiveConfig(input.spec.config)),
+      liveSettable(effectiveConfig(input.spec.config, input.spec.tls)),
     );
     if (changed.length > 0)
       await input.events.normal(
@@ -131,5 +139,38 @@ export async function runClusterPass(input: ClusterPassInput): Promise<ClusterPa
       );
     }
   }
-  return { plan, topology, applied, rollout, ...(rotation ? { rotation } : {}) };
+  return {
+    plan,
+    topology,
+    applied,
+    rollout,
+    ...(rotation ? { rotation } : {}),
+    ...(certificates?.pending ? { certificates } : {}),
+  };
+}
+
+/**
+ * Reloads the nodes that serve another certificate than the Secret's, then looks again: a node
+ * whose files the kubelet has not rewritten yet still serves the old one, and stays pending.
+ */
+async function renewCertificates(
+  input: ClusterPassInput,
+  tls: TlsAccess,
+  pods: readonly { readonly name: string; readonly address: Address }[],
+): Promise<CertificatePlan> {
+  const nodes = pods.map((p) => ({ name: p.name, address: p.address }));
+  const first = planCertificateReload(tls.fingerprint, await observeCertificates(nodes, tls.connection));
+  if (first.reload.length === 0) return first;
+  for (const node of nodes.filter((n) => first.reload.includes(n.name)))
+    await reloadCertificates(input.pool, node.address).catch((error: Error) =>
+      input.log.warn({ node: node.name, err: error.message }, 'TLS certificate reload refused; retrying next pass'),
+    );
+  const after = planCertificateReload(tls.fingerprint, await observeCertificates(nodes, tls.connection));
+  const reloaded = first.reload.filter((n) => !after.reload.includes(n));
+  if (reloaded.length > 0)
+    await input.events.normal(
+      'CertificateReloaded',
+      `reloaded the renewed TLS certificate on ${reloaded.length} node(s) without a restart: ${reloaded.join(', ')}`,
+    );
+  return after;
 }

@@ -30,6 +30,7 @@ import { recorder } from './events.ts';
 import { passwordSetup } from './password.ts';
 import { finalize } from './finalize.ts';
 import { authRefOf, observeChildren, passwordOf } from './observe.ts';
+import { observeTls, type TlsAccess } from './tls.ts';
 import type { Reconcile, ReconcileContext } from './worker.ts';
 
 export interface ReconcilerDeps {
@@ -119,12 +120,14 @@ async function reconcileCluster(
   const observed = await observeChildren(kube, cluster, now, signal);
   const auth = authRefOf(cluster);
   const password = passwordOf(observed.children.secret, auth.key);
+  const tls = await observeTls(kube, cluster, signal);
   const input: KubePlanInput = {
     cluster,
     spec: withDefaults(cluster.spec),
     observed,
     auth,
     hasPassword: !!password,
+    ...(tls && 'problem' in tls ? { tlsProblem: tls.problem } : {}),
     now,
   };
   const apply: KubeApplyContext = {
@@ -144,7 +147,8 @@ async function reconcileCluster(
   // 6: one pass of the Redis engine (the planner stops while there is no password); an
   // applied StatefulSet has no settled revision yet, so nothing rolls this pass
   const updateRevision = written.includes('StatefulSet') ? undefined : updateRevisionOf(observed.children.statefulSet);
-  const pass = await runEngine(settings, input, password as string, updateRevision, apply, context);
+  const access = tls && 'access' in tls ? tls.access : undefined;
+  const pass = await runEngine(settings, input, password as string, updateRevision, apply, context, access);
   // 7: the rest of the Kubernetes side, then status and the outcome
   const after = planAfterEngine({ ...input, replicas: before.replicas, pass });
   await applyKubeSteps(after.steps, apply);
@@ -159,12 +163,24 @@ async function runEngine(
   updateRevision: string | undefined,
   apply: KubeApplyContext,
   context: ReconcileContext,
+  tls: TlsAccess | undefined,
 ): Promise<EnginePass> {
   const { kube, signal } = apply;
   const namespace = input.cluster.metadata.namespace ?? '';
   // the password in force, how to reach each node mid-rotation, and the rotation's plan (password.ts)
-  const access = await passwordSetup(kube, input.cluster, input.observed, password, settings.passwordGraceMs);
-  const pool = new NodePool({ ...access.pool, commandTimeoutMs: REDIS_COMMAND_TIMEOUT_MS });
+  const access = await passwordSetup(
+    kube,
+    input.cluster,
+    input.observed,
+    password,
+    settings.passwordGraceMs,
+    tls?.connection,
+  );
+  const pool = new NodePool({
+    ...access.pool,
+    commandTimeoutMs: REDIS_COMMAND_TIMEOUT_MS,
+    ...(tls ? { tls: tls.connection } : {}),
+  });
   try {
     return await runClusterPass({
       spec: input.spec,
@@ -179,6 +195,7 @@ async function runEngine(
       signal,
       assertOwner: context.assertOwner,
       rotation: access.rotation,
+      ...(tls ? { tls } : {}),
       restartPod: (pod) =>
         kube.delete({ apiVersion: 'v1', kind: 'Pod', metadata: { name: pod, namespace } }, {}, signal),
     });

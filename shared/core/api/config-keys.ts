@@ -40,6 +40,22 @@ export const FORBIDDEN_CONFIG: readonly ForbiddenConfigGroup[] = [
     reason: 'passwords do not belong in the spec: use spec.auth.secretRef',
   },
   {
+    keys: [
+      'tls-cert-file',
+      'tls-key-file',
+      'tls-key-file-pass',
+      'tls-ca-cert-file',
+      'tls-ca-cert-dir',
+      'tls-client-cert-file',
+      'tls-client-key-file',
+      'tls-client-key-file-pass',
+      'tls-cluster',
+      'tls-replication',
+    ],
+    prefixes: [],
+    reason: 'TLS comes from spec.tls and its Secret',
+  },
+  {
     keys: ['rename-command'],
     prefixes: [],
     reason: 'the operator needs CLUSTER, CONFIG and the other admin commands under their own names',

@@ -154,6 +154,34 @@ export const specSchemaV1beta1: SchemaFor<RedisClusterSpec> = {
         },
       },
     },
+    tls: {
+      type: 'object',
+      description:
+        'TLS on the client port (6379), for replication and the cluster bus, from a kubernetes.io/tls Secret (tls.crt, tls.key, ca.crt, as cert-manager writes it). Set at creation only; a renewed certificate in the Secret is reloaded without a restart.',
+      required: ['secretRef'],
+      properties: {
+        secretRef: {
+          type: 'object',
+          description: 'The Secret in the same namespace holding tls.crt, tls.key and ca.crt.',
+          required: ['name'],
+          properties: {
+            name: {
+              type: 'string',
+              minLength: 1,
+              maxLength: 253,
+              pattern: '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$',
+              description: 'Name of the Secret.',
+            },
+          },
+        },
+        plaintext: {
+          type: 'boolean',
+          default: false,
+          description:
+            'Keep a plaintext listener on port 6380 beside TLS on 6379, for clients moving to TLS; false (off) by default.',
+        },
+      },
+    },
     exporter: {
       type: 'object',
       description: 'The Prometheus exporter sidecar (redis_exporter) in each Redis pod.',
@@ -330,6 +358,7 @@ export const statusSchemaV1beta1: SchemaFor<RedisClusterStatus> = {
             'Heal',
             'ResizeVolumes',
             'RotatePassword',
+            'ReloadCertificates',
           ],
           description: 'What the operator is doing.',
         },

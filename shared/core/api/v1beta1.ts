@@ -34,6 +34,13 @@ export interface AuthSpec {
   secretRef?: SecretKeyRef;
 }
 
+export interface TlsSpec {
+  /** A `kubernetes.io/tls` Secret (tls.crt, tls.key, ca.crt), as cert-manager writes it. */
+  secretRef: { name: string };
+  /** Keep a plaintext listener on port 6380 beside TLS on 6379; false (off) by default. */
+  plaintext?: boolean;
+}
+
 export interface ExporterSpec {
   enabled?: boolean;
   image?: string;
@@ -64,6 +71,8 @@ export interface RedisClusterSpec {
   storage?: StorageSpec;
   config?: Record<string, string>;
   auth?: AuthSpec;
+  /** TLS for clients, replication and the cluster bus; set at creation only. */
+  tls?: TlsSpec;
   exporter?: ExporterSpec;
   affinity?: Affinity;
   tolerations?: Toleration[];
@@ -113,7 +122,8 @@ export type OperationType =
   | 'Failover'
   | 'Heal'
   | 'ResizeVolumes'
-  | 'RotatePassword';
+  | 'RotatePassword'
+  | 'ReloadCertificates';
 
 export interface OperationStatus {
   type: OperationType;

@@ -65,6 +65,7 @@ export function validateV1beta1(
   });
   if (!old || !jsonEqual(scheduling(spec), scheduling(withDefaults(old.spec ?? {}))))
     v.denials.push(...checkScheduling(spec));
+  checkTls(obj, old, v);
   if (old === undefined) {
     if (spec.replicasPerMaster === 0)
       v.warnings.push('spec.replicasPerMaster is 0: without replicas a failed master takes its slots offline');
@@ -140,4 +141,26 @@ export function validateV1beta1(
   if (spec.paused && !before.paused)
     v.warnings.push('spec.paused is true: the operator will not heal, scale or update this cluster');
   return v;
+}
+
+/**
+ * spec.tls names its Secret, and is set at creation only: turning TLS on or off on a live
+ * cluster changes the port every client, replica and cluster-bus peer speaks to at once, and
+ * a rolling restart would leave half the nodes unable to talk to the other half.
+ */
+function checkTls(obj: RedisCluster, old: RedisCluster | undefined, v: Verdict): void {
+  const tls = obj.spec?.tls;
+  if (tls && !tls.secretRef?.name)
+    v.denials.push(
+      'spec.tls.secretRef.name is required: name the kubernetes.io/tls Secret (tls.crt, tls.key, ca.crt) the nodes serve, e.g. the one a cert-manager Certificate writes',
+    );
+  if (old === undefined) {
+    if (tls?.plaintext) v.warnings.push('spec.tls.plaintext is true: port 6380 still accepts unencrypted clients');
+    return;
+  }
+  const was = old.spec?.tls !== undefined;
+  if (was !== (tls !== undefined))
+    v.denials.push(
+      `spec.tls cannot be ${was ? 'removed from' : 'added to'} a live cluster: clients, replicas and the cluster bus would have to switch all at once; create a new RedisCluster ${was ? 'without' : 'with'} spec.tls and move the data to it`,
+    );
 }

@@ -1,7 +1,7 @@
 // The Kubernetes side of a reconcile, planned purely, as ../cluster/plan-cluster.ts plans the
 // Redis side: from the RedisCluster and what was observed, the steps, the status and when to
 // look again. Two halves, because one pass of the Redis engine sits between them:
-//   planBeforeEngine  1: paused  2: a named auth Secret missing  3: the children
+//   planBeforeEngine  1: paused  2: a named auth (2b: TLS) Secret missing  3: the children
 //                     4: the generated Secret just created  5: a new cluster waits for its pods
 //   planAfterEngine   6: node ids on claims  7: scale-in done  8: pods on lost nodes
 //                     9: status  10: when to look again
@@ -31,6 +31,7 @@ import { volumePlanOf } from './volumes.ts';
 import { passSummary } from './pass-summary.ts';
 import type { RolloutDecision } from './rollout.ts';
 import type { RotationPlan } from './rotation.ts';
+import type { CertificatePlan } from './tls-reload.ts';
 import { statefulSetReplicas } from './scale.ts';
 import { computeStatus, pausedStatus, podsActivityType, type StatusInput } from './status.ts';
 
@@ -42,6 +43,8 @@ export interface KubePlanInput {
   readonly auth: { readonly name: string; readonly key: string; readonly external: boolean };
   /** The observed auth Secret holds a password. */
   readonly hasPassword: boolean;
+  /** spec.tls names a Secret that is missing or unusable: why (no data). */
+  readonly tlsProblem?: string;
   readonly now: number;
 }
 
@@ -53,6 +56,8 @@ export interface EnginePass {
   readonly rollout: RolloutDecision;
   /** The password rotation's pass, when one is under way (rotation.ts). */
   readonly rotation?: RotationPlan;
+  /** A renewed certificate some node does not serve yet (tls-reload.ts). */
+  readonly certificates?: CertificatePlan;
 }
 
 /** The end of a pass: its steps in order, then its status (written when it changed), then the outcome. */
@@ -80,6 +85,18 @@ export function planBeforeEngine(input: KubePlanInput): BeforeEngine {
     const status = computeStatus({ ...base, topology: undefined, plan: undefined, paused: false, error: message });
     const warn: KubeStep = { kind: 'warn', reason: 'AuthSecretMissing', message };
     return stop([warn], status, requeueAfter(REQUEUE_USER_ACTION_MS), message);
+  }
+  // 2b: so is the TLS Secret spec.tls names (the pods cannot start without it)
+  if (input.tlsProblem) {
+    const status = computeStatus({
+      ...base,
+      topology: undefined,
+      plan: undefined,
+      paused: false,
+      error: input.tlsProblem,
+    });
+    const warn: KubeStep = { kind: 'warn', reason: 'TLSSecretMissing', message: input.tlsProblem };
+    return stop([warn], status, requeueAfter(REQUEUE_USER_ACTION_MS), input.tlsProblem);
   }
   // 3: children; the StatefulSet keeps nodes being drained until the engine lets them go
   const replicas = statefulSetReplicas(spec, observed, undefined);
@@ -156,6 +173,9 @@ function activityOf(input: AfterEngineInput, resizing: string | undefined): Stat
   const { rollout, plan } = input.pass;
   const rotating = input.pass.rotation?.rotating ? input.pass.rotation : undefined;
   if (rotating) return { type: 'RotatePassword', message: rotating.progress ?? 'rotating password' };
+  const certificates = input.pass.certificates;
+  if (certificates?.pending)
+    return { type: 'ReloadCertificates', message: certificates.progress ?? 'reloading TLS certificates' };
   // volume growth first: while the StatefulSet is replaced, the rollout only waits for it
   if (resizing) return { type: 'ResizeVolumes', message: resizing };
   if (plan.converged) {
@@ -193,6 +213,8 @@ function nextPass(status: RedisClusterStatus, pass: EnginePass, input: AfterEngi
     return requeueAfter(
       rotation.steps.length > 0 ? REQUEUE_AFTER_STEPS_MS : (rotation.requeueAfterMs ?? REQUEUE_SETTLING_MS),
     );
+  // the kubelet rewrites a renewed Secret's files on its own schedule: look again soon
+  if (pass.certificates?.pending) return requeueAfter(REQUEUE_SETTLING_MS);
   const ready = status.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
   if (ready && pass.rollout.kind === 'none' && !resizing) return lost === undefined ? done() : requeueAfter(lost);
   const wanted = pass.applied.length > 0 ? REQUEUE_AFTER_STEPS_MS : pass.plan.requeueAfterMs || REQUEUE_WAITING_MS;

@@ -100,6 +100,7 @@ const phaseDuring: Record<OperationType, Phase> = {
   Heal: 'Running',
   ResizeVolumes: 'Updating',
   RotatePassword: 'Updating',
+  ReloadCertificates: 'Updating',
 };
 
 function phaseOf(
@@ -201,6 +202,7 @@ const operationReason: Record<OperationType, string> = {
   Heal: 'Healing',
   ResizeVolumes: 'ResizingVolumes',
   RotatePassword: 'RotatingPassword',
+  ReloadCertificates: 'ReloadingCertificates',
 };
 
 function readinessMessage(input: StatusInput, readyNodes: number, slots: number): string {

@@ -13,6 +13,14 @@ export const PASSWORD_KEY = 'password';
 export const AUTH_VOLUME = 'auth';
 export const AUTH_PATH = '/etc/redis-auth';
 export const AUTH_FILE = 'password';
+/** spec.tls: the kubernetes.io/tls Secret's files (tls.crt, tls.key, ca.crt), read-only. */
+export const TLS_VOLUME = 'tls';
+export const TLS_PATH = '/etc/redis-tls';
+export const TLS_CERT_FILE = `${TLS_PATH}/tls.crt`;
+export const TLS_KEY_FILE = `${TLS_PATH}/tls.key`;
+export const TLS_CA_FILE = `${TLS_PATH}/ca.crt`;
+/** With spec.tls the client port speaks TLS; spec.tls.plaintext keeps plaintext here. */
+export const PLAINTEXT_PORT = 6380;
 /** Writable scratch (the root filesystem is read-only): the auth settings generated at start. */
 export const RUN_VOLUME = 'run';
 export const RUN_PATH = '/run/redis';

@@ -2,18 +2,30 @@
 // mounted as a file, and a small shell step turns it into `requirepass`/`masterauth` lines in a
 // file on a scratch volume that redis-server `include`s. The password is written hex-escaped
 // ("\xHH" in a quoted redis.conf string), so every byte survives: quotes, spaces, newlines.
-import { AUTH_FILE, AUTH_PATH, CLIENT_PORT, CONFIG_FILE, CONFIG_PATH, DATA_PATH, RUN_PATH } from './names.ts';
+import type { TlsSpec } from '../api/v1beta1.ts';
+import {
+  AUTH_FILE,
+  AUTH_PATH,
+  CLIENT_PORT,
+  CONFIG_FILE,
+  CONFIG_PATH,
+  DATA_PATH,
+  PLAINTEXT_PORT,
+  RUN_PATH,
+  TLS_CA_FILE,
+  TLS_CERT_FILE,
+  TLS_KEY_FILE,
+} from './names.ts';
 
 export const AUTH_CONF = `${RUN_PATH}/auth.conf`;
 
 /** Paths and addresses are arguments, not file content (the local kubelet maps argument paths). */
-export function redisServerArgs(): string[] {
+export function redisServerArgs(tls?: TlsSpec): string[] {
   return [
     `${CONFIG_PATH}/${CONFIG_FILE}`,
     '--include',
     AUTH_CONF,
-    '--port',
-    String(CLIENT_PORT),
+    ...listenArgs(tls),
     '--dir',
     DATA_PATH,
     '--cluster-config-file',
@@ -23,13 +35,42 @@ export function redisServerArgs(): string[] {
   ];
 }
 
+/**
+ * Where a node listens. With TLS the client port speaks TLS, so the address the engine and
+ * CLUSTER NODES use stays ip:6379 and the bus stays 16379 (tls-port + 10000).
+ */
+function listenArgs(tls: TlsSpec | undefined): string[] {
+  if (!tls) return ['--port', String(CLIENT_PORT)];
+  return [
+    '--port',
+    tls.plaintext ? String(PLAINTEXT_PORT) : '0',
+    '--tls-port',
+    String(CLIENT_PORT),
+    '--tls-cert-file',
+    TLS_CERT_FILE,
+    '--tls-key-file',
+    TLS_KEY_FILE,
+    '--tls-ca-cert-file',
+    TLS_CA_FILE,
+    '--tls-cluster',
+    'yes',
+    '--tls-replication',
+    'yes',
+  ];
+}
+
+/** redis-cli's TLS options for a node of this spec (none without TLS). */
+export function redisCliTlsArgs(tls: TlsSpec | undefined): string {
+  return tls ? ` --tls --cacert ${TLS_CA_FILE}` : '';
+}
+
 /** The container's `sh -c` script: write the auth settings (owner-only), then become redis-server. */
-export function redisStartScript(): string {
+export function redisStartScript(tls?: TlsSpec): string {
   return [
     'set -e',
     'umask 077',
     `pw=$(od -An -v -tx1 ${AUTH_PATH}/${AUTH_FILE} | tr -d ' \\n' | sed 's/../\\\\x&/g')`,
     `printf 'requirepass "%s"\\nmasterauth "%s"\\n' "$pw" "$pw" > ${AUTH_CONF}`,
-    `exec redis-server ${redisServerArgs().join(' ')}`,
+    `exec redis-server ${redisServerArgs(tls).join(' ')}`,
   ].join('\n');
 }

@@ -2,6 +2,7 @@
 // spec.config on top. Settings Redis can change live are applied with CONFIG SET; the others
 // are restart-only, and changing them rolls the pods (their hash is on the pod template).
 import { CONFIG_TABLES } from '../api/redis-config/index.ts';
+import type { TlsSpec } from '../api/v1beta1.ts';
 
 /** Defaults the operator chooses; a user's spec.config overrides them. */
 export const MANAGED_DEFAULTS: Readonly<Record<string, string>> = {
@@ -32,8 +33,17 @@ export const RESTART_ONLY: ReadonlySet<string> = new Set([
   'oom-score-adj-values',
 ]);
 
-export function effectiveConfig(userConfig: Readonly<Record<string, string>> = {}): Record<string, string> {
-  const merged: Record<string, string> = { ...MANAGED_DEFAULTS };
+/**
+ * With spec.tls: clients authenticate with the password, so a client certificate is checked
+ * when one is shown but not required (the operator, probes and apps need none).
+ */
+export const TLS_DEFAULTS: Readonly<Record<string, string>> = { 'tls-auth-clients': 'optional' };
+
+export function effectiveConfig(
+  userConfig: Readonly<Record<string, string>> = {},
+  tls?: TlsSpec,
+): Record<string, string> {
+  const merged: Record<string, string> = { ...MANAGED_DEFAULTS, ...(tls ? TLS_DEFAULTS : {}) };
   for (const [key, value] of Object.entries(userConfig)) merged[key.toLowerCase()] = value;
   return merged;
 }

@@ -18,7 +18,7 @@ import {
   type OwnerCluster,
 } from './meta.ts';
 import { podAffinityOf } from './affinity.ts';
-import { redisStartScript } from './redis-command.ts';
+import { redisCliTlsArgs, redisStartScript } from './redis-command.ts';
 import {
   AUTH_FILE,
   AUTH_PATH,
@@ -29,10 +29,14 @@ import {
   CONFIG_VOLUME,
   DATA_PATH,
   DATA_VOLUME,
+  PLAINTEXT_PORT,
   REDIS_CONTAINER,
   REDIS_UID,
   RUN_PATH,
   RUN_VOLUME,
+  TLS_CA_FILE,
+  TLS_PATH,
+  TLS_VOLUME,
   childNames,
 } from './names.ts';
 
@@ -78,6 +82,8 @@ export function desiredStatefulSet(input: StatefulSetInput): V1StatefulSet {
     config: input.restartConfigHash,
     auth: input.auth,
     ...(Object.values(podSettings).some((v) => v !== undefined) ? { pod: podSettings } : {}),
+    // The Secret's name and the listeners; a renewed certificate is reloaded live (tls-reload.ts).
+    ...(spec.tls ? { tls: spec.tls } : {}),
   });
   const secretEnv = (envName: string) => ({
     name: envName,
@@ -124,7 +130,7 @@ export function desiredStatefulSet(input: StatefulSetInput): V1StatefulSet {
               image,
               ...(spec.imagePullPolicy ? { imagePullPolicy: spec.imagePullPolicy } : {}),
               // No password on a command line: the start script reads it from the mounted Secret.
-              command: ['sh', '-c', redisStartScript()],
+              command: ['sh', '-c', redisStartScript(spec.tls)],
               env: [
                 { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
                 // redis-cli reads its password from here, so probes keep it off the command line.
@@ -135,13 +141,18 @@ export function desiredStatefulSet(input: StatefulSetInput): V1StatefulSet {
               ports: [
                 { name: 'redis', containerPort: CLIENT_PORT },
                 { name: 'bus', containerPort: BUS_PORT },
+                ...(spec.tls?.plaintext ? [{ name: 'redis-plain', containerPort: PLAINTEXT_PORT }] : []),
               ],
               ...(spec.resources ? { resources: spec.resources as never } : {}),
               readinessProbe: {
                 // NOAUTH is an answer too: after a password rotation the pod's environment
                 // still holds the password it started with, which Redis no longer accepts.
                 exec: {
-                  command: ['sh', '-c', `redis-cli -h "$POD_IP" -p ${CLIENT_PORT} ping | grep -q -e PONG -e NOAUTH`],
+                  command: [
+                    'sh',
+                    '-c',
+                    `redis-cli -h "$POD_IP" -p ${CLIENT_PORT}${redisCliTlsArgs(spec.tls)} ping | grep -q -e PONG -e NOAUTH`,
+                  ],
                 },
                 periodSeconds: 2,
                 timeoutSeconds: 2,
@@ -158,6 +169,7 @@ export function desiredStatefulSet(input: StatefulSetInput): V1StatefulSet {
                 { name: CONFIG_VOLUME, mountPath: CONFIG_PATH, readOnly: true },
                 { name: AUTH_VOLUME, mountPath: AUTH_PATH, readOnly: true },
                 { name: RUN_VOLUME, mountPath: RUN_PATH },
+                ...tlsMounts(spec),
               ],
             },
             ...exporterContainers(spec, secretEnv),
@@ -173,6 +185,15 @@ export function desiredStatefulSet(input: StatefulSetInput): V1StatefulSet {
               },
             },
             { name: RUN_VOLUME, emptyDir: { medium: 'Memory', sizeLimit: '1Mi' as never } },
+            ...(spec.tls
+              ? [
+                  {
+                    name: TLS_VOLUME,
+                    // Not items: a renewal rewrites the files in place, and the operator reloads them.
+                    secret: { secretName: spec.tls.secretRef.name, defaultMode: 0o440 },
+                  },
+                ]
+              : []),
           ],
         },
       },
@@ -222,7 +243,15 @@ const RESTRICTED_CONTAINER = {
 const EXPORTER_IMAGE = 'oliver006/redis_exporter:v1.62.0';
 export const EXPORTER_PORT = 9121;
 
-/** The Prometheus exporter sidecar (spec.exporter.enabled): port `metrics`, for a ServiceMonitor. */
+function tlsMounts(spec: DefaultedSpec) {
+  return spec.tls ? [{ name: TLS_VOLUME, mountPath: TLS_PATH, readOnly: true }] : [];
+}
+
+/**
+ * The Prometheus exporter sidecar (spec.exporter.enabled): port `metrics`, for a ServiceMonitor.
+ * With TLS it connects with rediss:// to localhost and verifies the chain against ca.crt (the
+ * certificate must name localhost, as the sample Certificate does).
+ */
 function exporterContainers(spec: DefaultedSpec, secretEnv: (name: string) => V1EnvVar): V1Container[] {
   if (!spec.exporter?.enabled) return [];
   return [
@@ -230,10 +259,12 @@ function exporterContainers(spec: DefaultedSpec, secretEnv: (name: string) => V1
       name: 'exporter',
       image: spec.exporter.image ?? EXPORTER_IMAGE,
       env: [
-        { name: 'REDIS_ADDR', value: `redis://localhost:${CLIENT_PORT}` },
+        { name: 'REDIS_ADDR', value: `${spec.tls ? 'rediss' : 'redis'}://localhost:${CLIENT_PORT}` },
         secretEnv('REDIS_PASSWORD'),
         { name: 'REDIS_EXPORTER_IS_CLUSTER', value: 'true' },
+        ...(spec.tls ? [{ name: 'REDIS_EXPORTER_TLS_CA_CERT_FILE', value: TLS_CA_FILE }] : []),
       ],
+      ...(spec.tls ? { volumeMounts: tlsMounts(spec) } : {}),
       ports: [{ name: 'metrics', containerPort: EXPORTER_PORT }],
       securityContext: RESTRICTED_CONTAINER,
       ...(spec.exporter.resources ? { resources: spec.exporter.resources as never } : {}),

@@ -3,6 +3,7 @@
 // of shared/core/reconcile/rotation.ts. Password values go to Redis only: never into a
 // message, an error or a log line (errors carry the node and the operation, not the command).
 import { createHash } from 'node:crypto';
+import type { ConnectionOptions } from 'node:tls';
 import { Redis } from 'ioredis';
 import { ClusterCommandError, NodeUnreachableError } from '../../core/cluster/errors.ts';
 import type { Address } from '../../core/cluster/topology.ts';
@@ -22,6 +23,7 @@ export async function resolvePasswords(
   addresses: readonly Address[],
   candidates: readonly string[],
   connectTimeoutMs = 3_000,
+  tls?: ConnectionOptions,
 ): Promise<Map<string, string>> {
   const chosen = new Map<string, string>();
   await Promise.all(
@@ -29,6 +31,7 @@ export async function resolvePasswords(
       const probe = new Redis({
         host: address.ip,
         port: address.port,
+        ...(tls ? { tls } : {}),
         lazyConnect: true,
         maxRetriesPerRequest: 0,
         retryStrategy: () => null,

@@ -1,6 +1,7 @@
 // Connections to single Redis nodes by address (never a cluster client: the engine must see
 // each node's own answer). requirepass/masterauth are supported through `auth`; the password
 // is handed to ioredis only and never appears in a message or log line.
+import type { ConnectionOptions } from 'node:tls';
 import { Redis } from 'ioredis';
 import { addressKey, type Address } from '../../core/cluster/topology.ts';
 import { ClusterCommandError, NodeUnreachableError } from '../../core/cluster/errors.ts';
@@ -19,6 +20,8 @@ export interface NodePoolOptions {
   readonly passwordOf?: ReadonlyMap<string, string>;
   readonly connectTimeoutMs?: number;
   readonly commandTimeoutMs?: number;
+  /** spec.tls: connect with TLS, verifying the chain (ca) and the name (servername). */
+  readonly tls?: ConnectionOptions;
 }
 
 export class NodePool {
@@ -40,6 +43,7 @@ export class NodePool {
       port: address.port,
       ...(this.options.auth?.username ? { username: this.options.auth.username } : {}),
       ...(password ? { password } : {}),
+      ...(this.options.tls ? { tls: this.options.tls } : {}),
       lazyConnect: true,
       maxRetriesPerRequest: 0,
       enableOfflineQueue: true,

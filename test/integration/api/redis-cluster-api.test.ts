@@ -371,6 +371,26 @@ describe('RedisCluster API on the API server', function () {
           'spec.masters and spec.replicasPerMaster cannot change in one update: the operator changes the topology one step at a time; change one, then the other',
         ),
     ],
+    [
+      'TLS turned on on a live cluster',
+      'v1beta1',
+      {},
+      { spec: { tls: { secretRef: { name: 'rc-tls' } } } },
+      () =>
+        patchDenied(
+          'spec.tls cannot be added to a live cluster: clients, replicas and the cluster bus would have to switch all at once; create a new RedisCluster with spec.tls and move the data to it',
+        ),
+    ],
+    [
+      'TLS turned off on a live cluster',
+      'v1beta1',
+      { tls: { secretRef: { name: 'rc-tls' } } },
+      { spec: { tls: null } },
+      () =>
+        patchDenied(
+          'spec.tls cannot be removed from a live cluster: clients, replicas and the cluster bus would have to switch all at once; create a new RedisCluster without spec.tls and move the data to it',
+        ),
+    ],
   ];
   for (const [what, version, spec, patch, message] of badUpdates) {
     it(`refuses ${what} (${version}) with a message for people`, async () => {

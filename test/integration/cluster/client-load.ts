@@ -2,6 +2,7 @@
 // writing and reading continuously while slots move. Each worker owns its keys, so a read must
 // return that worker's last acknowledged write; anything else, and any rejected command, counts
 // as an error. Also bulk-loads keys straight into their owners, pipelined, for speed.
+import type { ConnectionOptions } from 'node:tls';
 import { Cluster, Redis } from 'ioredis';
 import { keySlot } from '../../../shared/core/cluster/slots.ts';
 import { myselfOf, type Topology } from '../../../shared/core/cluster/topology.ts';
@@ -9,7 +10,13 @@ import { myselfOf, type Topology } from '../../../shared/core/cluster/topology.t
 export const keyName = (prefix: string, i: number) => `${prefix}:${i}`;
 
 /** SETs keys prefix:0..n-1 = "v0" on the nodes that own them, pipelined. */
-export async function bulkLoad(topology: Topology, prefix: string, n: number, password?: string): Promise<void> {
+export async function bulkLoad(
+  topology: Topology,
+  prefix: string,
+  n: number,
+  password?: string,
+  tls?: ConnectionOptions,
+): Promise<void> {
   const owner = new Map<number, { ip: string; port: number }>();
   for (const v of topology.views)
     for (const r of myselfOf(v).slots) for (let s = r.start; s <= r.end; s++) owner.set(s, v.address);
@@ -26,7 +33,12 @@ export async function bulkLoad(topology: Topology, prefix: string, n: number, pa
   await Promise.all(
     [...groups].map(async ([id, keys]) => {
       const [ip, port] = id.split(':');
-      const client = new Redis({ host: ip, port: Number(port), ...(password ? { password } : {}) });
+      const client = new Redis({
+        host: ip,
+        port: Number(port),
+        ...(password ? { password } : {}),
+        ...(tls ? { tls } : {}),
+      });
       try {
         for (let i = 0; i < keys.length; i += 5000) {
           const p = client.pipeline();
@@ -54,17 +66,18 @@ export class ClientLoad {
   private workers: Promise<void>[] = [];
   readonly cluster: Cluster;
 
-  /** onLatency: called with each command's latency in ms, redirects and retries included. */
+  /** onLatency: called with each command's latency in ms, redirects and retries included; tls: spec.tls's client side. */
   constructor(
     seeds: { ip: string; port: number }[],
     readonly prefix: string,
     readonly keys: number,
     password?: string,
     private readonly onLatency?: (ms: number) => void,
+    tls?: ConnectionOptions,
   ) {
     this.cluster = new Cluster(
       seeds.map((s) => ({ host: s.ip, port: s.port })),
-      password ? { redisOptions: { password } } : {},
+      password || tls ? { redisOptions: { ...(password ? { password } : {}), ...(tls ? { tls } : {}) } } : {},
     );
     this.cluster.on('error', () => {
       /* counted per command */

@@ -167,4 +167,31 @@ describe('event source', function () {
       (modes: string[]) => modes.every((m) => m === 'ref'),
     );
   });
+  it('maps a renewed TLS Secret (spec.tls.secretRef) to the cluster serving it, as a reference', async () => {
+    await api.objects.create({
+      ...cluster('tl'),
+      spec: { masters: 3, tls: { secretRef: { name: 'tl-tls' } } },
+    } as never);
+    const tlsSecret = (cert: string) =>
+      ({
+        apiVersion: 'v1',
+        kind: 'Secret',
+        type: 'kubernetes.io/tls',
+        metadata: { name: 'tl-tls', namespace: ns },
+        // The API server checks no PEM; the content only has to change.
+        stringData: { 'tls.crt': cert, 'tls.key': 'key', 'ca.crt': 'ca' },
+      }) as never;
+    await api.objects.create(tlsSecret('first'));
+    await api.objects.patch(
+      tlsSecret('renewed'),
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      'application/merge-patch+json' as never,
+    );
+    await api.env.waitFor(() => seen('dev.knative.apiserver.ref.update', `${ns}/tl`), {
+      what: 'the TLS Secret update mapped to tl as a reference',
+    });
+  });
 });

@@ -1,5 +1,6 @@
 // What a test needs to reach a RedisCluster's nodes directly (the password from its Secret,
 // the placements of its running pods), and a Ready cluster with data under client load.
+import type { ConnectionOptions } from 'node:tls';
 import type { PodPlacement } from '../../../shared/core/cluster/desired.ts';
 import type { RedisCluster } from '../../../shared/core/api/v1beta1.ts';
 import { NodePool } from '../../../shared/io/redis/connection.ts';
@@ -54,6 +55,8 @@ export async function loadedCluster(
     keys: number;
     prefix: string;
     workers: number;
+    /** spec.tls: how the test's clients connect (the Secret's CA and a name its certificate holds). */
+    tls?: ConnectionOptions;
   },
 ): Promise<LoadedCluster> {
   const { namespace, name } = options;
@@ -67,9 +70,15 @@ export async function loadedCluster(
   });
   const rc = await drive.until(`${namespace}/${name}`, `${name} Ready`, options.ready ?? isReady, 240_000);
   const password = await clusterPassword(api, namespace, name);
-  const pool = new NodePool({ auth: { password } });
+  const pool = new NodePool({ auth: { password }, ...(options.tls ? { tls: options.tls } : {}) });
   try {
-    await bulkLoad(await observe(await podPlacements(api, namespace), pool), options.prefix, options.keys, password);
+    await bulkLoad(
+      await observe(await podPlacements(api, namespace), pool),
+      options.prefix,
+      options.keys,
+      password,
+      options.tls,
+    );
   } finally {
     await pool.close();
   }
@@ -78,6 +87,8 @@ export async function loadedCluster(
     options.prefix,
     options.keys,
     password,
+    undefined,
+    options.tls,
   );
   load.start(options.workers);
   return {

@@ -146,6 +146,34 @@ describe('api/validate-spec', () => {
       undefined,
       'spec.config[cluster-node-timeout]: "500" must be a number of milliseconds, at least 1000',
     ],
+    [
+      'TLS turned on on a live cluster',
+      {},
+      { tls: { secretRef: { name: 'rc-tls' } } },
+      undefined,
+      'spec.tls cannot be added to a live cluster: clients, replicas and the cluster bus would have to switch all at once',
+    ],
+    [
+      'TLS turned off on a live cluster',
+      { tls: { secretRef: { name: 'rc-tls' } } },
+      {},
+      undefined,
+      'spec.tls cannot be removed from a live cluster',
+    ],
+    [
+      'a TLS Secret without a name',
+      { tls: { secretRef: { name: 'rc-tls' } } },
+      { tls: { secretRef: { name: '' } } },
+      undefined,
+      'spec.tls.secretRef.name is required',
+    ],
+    [
+      'plaintext off without a TLS Secret',
+      { tls: { secretRef: { name: 'rc-tls' } } },
+      { tls: { plaintext: false } as never },
+      undefined,
+      'spec.tls.secretRef.name is required',
+    ],
   ];
   for (const [what, from, to, status, message] of refused) {
     it(`refuses ${what}`, () => {
@@ -160,6 +188,18 @@ describe('api/validate-spec', () => {
     ['a scale-out during an operation', { masters: 3 }, { masters: 6 }, { operation: { type: 'ScaleOut' } }],
     ['an upgrade', { version: '7.0' }, { version: '7.4' }, undefined],
     ['fewer replicas on a healthy cluster', { replicasPerMaster: 2 }, { replicasPerMaster: 1 }, { readyMasters: 3 }],
+    [
+      'another TLS Secret (the nodes reload from it)',
+      { tls: { secretRef: { name: 'rc-tls' } } },
+      { tls: { secretRef: { name: 'rc-tls-2' } } },
+      undefined,
+    ],
+    [
+      'the plaintext listener turned off',
+      { tls: { secretRef: { name: 'rc-tls' }, plaintext: true } },
+      { tls: { secretRef: { name: 'rc-tls' } } },
+      undefined,
+    ],
     [
       'unchanged specs',
       { masters: 3, config: { maxmemory: '2gb' } },
@@ -191,6 +231,15 @@ describe('api/validate-spec', () => {
   for (const [what, from, to, status] of allowed) {
     it(`allows ${what}`, () => expect(update(from, to, status).denials).to.deep.equal([]));
   }
+
+  it('refuses a TLS Secret without a name at creation, and warns of a plaintext listener', () => {
+    const missing = validateV1beta1(aBeta({ tls: { plaintext: false } as never }), undefined);
+    expect(missing.denials).to.have.length(1);
+    expect(missing.denials[0]).to.contain('spec.tls.secretRef.name is required');
+    const plain = validateV1beta1(aBeta({ tls: { secretRef: { name: 'rc-tls' }, plaintext: true } }), undefined);
+    expect(plain.denials).to.deep.equal([]);
+    expect(plain.warnings).to.include('spec.tls.plaintext is true: port 6380 still accepts unencrypted clients');
+  });
 
   it('does not judge again a config value the object already had (a finalizer update must pass)', () => {
     expect(update({ config: { maxmemory: 'lots' } }, { config: { maxmemory: 'lots' } }).denials).to.deep.equal([]);

@@ -8,6 +8,7 @@ import type { KubeStep } from '../../../shared/core/reconcile/kube-steps.ts';
 import type { ObservedClaim, ObservedPod } from '../../../shared/core/reconcile/observed.ts';
 import { planAfterEngine, planBeforeEngine, type KubePlanInput } from '../../../shared/core/reconcile/plan-kube.ts';
 import type { RolloutDecision } from '../../../shared/core/reconcile/rollout.ts';
+import type { CertificatePlan } from '../../../shared/core/reconcile/tls-reload.ts';
 import { aTopology, idOf, pods, threeByOne } from '../cluster/builders.ts';
 import { aClaim, aPlan, aPod, aRedisCluster, somePods } from './builders.ts';
 
@@ -31,6 +32,8 @@ interface Case {
   readonly claims?: ObservedClaim[];
   /** The StatefulSet's replicas as observed (6 by default). */
   readonly stsReplicas?: number;
+  /** spec.tls names a Secret that is missing or unusable. */
+  readonly tlsProblem?: string;
 }
 
 function inputOf(c: Case): KubePlanInput {
@@ -56,6 +59,7 @@ function inputOf(c: Case): KubePlanInput {
       ? { name: 'app-auth', key: 'password', external: true }
       : { name: 'redis-auth', key: 'password', external: false },
     hasPassword,
+    ...(c.tlsProblem ? { tlsProblem: c.tlsProblem } : {}),
     now: NOW,
   };
 }
@@ -95,6 +99,16 @@ describe('plan-kube', () => {
             reason: 'AuthSecretMissing',
             message: 'Secret app-auth with key password (spec.auth.secretRef) was not found',
           },
+        ],
+        outcome: requeue(10_000),
+        check: (s) => expect(condition(s, 'Degraded')).to.include({ status: 'True', reason: 'ReconcileError' }),
+      },
+      {
+        name: 'warns, reports Degraded and waits for a person when the TLS Secret is missing, before any pod is made',
+        c: { tlsProblem: 'Secret rc-tls (spec.tls.secretRef) was not found' },
+        kind: 'stop',
+        steps: [
+          { kind: 'warn', reason: 'TLSSecretMissing', message: 'Secret rc-tls (spec.tls.secretRef) was not found' },
         ],
         outcome: requeue(10_000),
         check: (s) => expect(condition(s, 'Degraded')).to.include({ status: 'True', reason: 'ReconcileError' }),
@@ -166,6 +180,7 @@ describe('plan-kube', () => {
       topology?: Topology;
       applied?: Step[];
       rollout?: RolloutDecision;
+      certificates?: CertificatePlan;
       steps: KubeStep[];
       outcome: string;
       check?: (status: RedisClusterStatus) => void;
@@ -252,6 +267,22 @@ describe('plan-kube', () => {
         check: (s) => expect(s.operation?.progress).to.equal('rolling update: 3 pod(s) to restart'),
       },
       {
+        name: 'reports a certificate reload some node has not picked up yet, and looks again soon',
+        c: { status: formed },
+        certificates: {
+          reload: ['redis-1'],
+          pending: true,
+          progress: 'reloading TLS certificates: 5/6 nodes serve the renewed certificate',
+        },
+        steps: [],
+        outcome: requeue(1_000),
+        check: (s) =>
+          expect(s.operation).to.include({
+            type: 'ReloadCertificates',
+            progress: 'reloading TLS certificates: 5/6 nodes serve the renewed certificate',
+          }),
+      },
+      {
         name: 'reports healing while a pod of a formed cluster is not Ready',
         c: { status: formed, pods: somePods(6, (i) => ({ ready: i !== 4 })) },
         steps: [],
@@ -269,6 +300,7 @@ describe('plan-kube', () => {
             topology: t.topology ?? healthy(),
             applied: t.applied ?? [],
             rollout: t.rollout ?? { kind: 'none' },
+            ...(t.certificates ? { certificates: t.certificates } : {}),
           },
         });
         expect(plan.steps).to.deep.equal(t.steps);

@@ -1,0 +1,134 @@
+// spec.tls end to end, with the operator running as separate processes (infra/local/operator-stack.ts):
+// a RedisCluster from a kubernetes.io/tls Secret made with openssl, a TLS cluster client
+// writing and reading through a scale-out, and a renewed certificate that reaches the operator
+// by the Secret's own event (the resync is set far away) and is reloaded without a restart.
+import { X509Certificate } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ConnectionOptions } from 'node:tls';
+import { expect } from 'chai';
+import { startOperatorStack, type OperatorStack } from '../../infra/local/operator-stack.ts';
+import { NodePool } from '../../shared/io/redis/connection.ts';
+import { observe } from '../../shared/io/redis/observe.ts';
+import { servedFingerprint } from '../../shared/io/redis/tls.ts';
+import { bulkLoad, ClientLoad } from '../integration/cluster/client-load.ts';
+import { localEnvironment, type LocalEnvironment } from '../support/local-env.ts';
+import { testCa, tlsSecret, type TestCa } from '../support/tls-certs.ts';
+import { ClusterView, isReady } from './observe.ts';
+
+const NAME = 'secure';
+const KEYS = 5_000;
+
+describe('knredis end to end: TLS (functions as separate processes, on the local Kubernetes)', function () {
+  this.timeout(900_000);
+  let env: LocalEnvironment;
+  let stack: OperatorStack | undefined;
+  let dir: string;
+  let ns: string;
+  let ca: TestCa;
+  let view: ClusterView;
+  let client: ConnectionOptions;
+  let load: ClientLoad | undefined;
+  const dnsNames = () => [`${NAME}.${ns}.svc`, `*.${NAME}-nodes.${ns}.svc`, 'localhost'];
+  const secret = (server: { cert: string; key: string }) =>
+    env.kubectl(['apply', '-f', '-'], { input: JSON.stringify(tlsSecret(`${NAME}-tls`, ns, ca.ca, server)) });
+  const fingerprints = async () =>
+    Promise.all((await view.pods()).map((p) => servedFingerprint({ ip: p.ip, port: 6379 }, client)));
+
+  before(async () => {
+    env = await localEnvironment();
+    ns = `e2e-tls-${process.pid}`;
+    await env.kubectl(['create', 'namespace', ns]);
+    dir = await mkdtemp(join(tmpdir(), 'knredis-e2e-tls-'));
+    ca = testCa();
+    client = { ca: ca.ca, servername: `${NAME}.${ns}.svc` };
+    stack = await startOperatorStack({
+      kubeconfig: env.kubeconfigPath,
+      kubectl: env.kubectlPath,
+      dir,
+      workers: 1,
+      webhookConfigurationName: `knredis-e2e-tls-${process.pid}`,
+      // A renewal must come by the Secret's event, not by a resync.
+      extraEnv: { RESYNC_INTERVAL_MS: '3600000' },
+    });
+    view = new ClusterView(env, ns, NAME);
+  });
+  after(async function () {
+    this.timeout(240_000);
+    await load?.stop();
+    await load?.close();
+    if (stack) {
+      await env.kubectl(['delete', 'rediscluster', NAME, '-n', ns, '--wait=false']).catch(() => {});
+      await env
+        .waitFor(async () => (await view.get()) === undefined, { what: `${NAME} gone`, timeout: 120_000 })
+        .catch(() => {});
+      await stack.stop();
+    }
+    if (ns) await env.kubectl(['delete', 'namespace', ns, '--wait=false']).catch(() => {});
+    if (dir) await rm(dir, { recursive: true, force: true });
+    ca?.cleanup();
+  });
+
+  it('creates a TLS cluster from the Secret and scales it out under a TLS client load with zero errors', async () => {
+    await secret(ca.issue(dnsNames()));
+    await env.kubectl(['apply', '-f', '-'], {
+      input: JSON.stringify({
+        apiVersion: 'cache.redis.io/v1beta1',
+        kind: 'RedisCluster',
+        metadata: { name: NAME, namespace: ns },
+        spec: {
+          masters: 3,
+          replicasPerMaster: 1,
+          version: '7.0',
+          storage: { reclaim: 'Delete' },
+          tls: { secretRef: { name: `${NAME}-tls` } },
+        },
+      }),
+    });
+    const rc = await view.until('Ready over TLS', isReady);
+    const password = await view.password();
+    const pool = new NodePool({ auth: { password }, tls: client });
+    try {
+      const pods = (await view.pods()).map((p) => ({
+        name: p.name,
+        address: { ip: p.ip, port: 6379 },
+        nodeName: p.node,
+      }));
+      await bulkLoad(await observe(pods, pool), 'e', KEYS, password, client);
+    } finally {
+      await pool.close();
+    }
+    const seeds = (rc?.status?.shards ?? []).map((s) => ({ ip: s.master?.ip ?? '', port: 6379 }));
+    load = new ClientLoad(seeds, 'e', KEYS, password, undefined, client);
+    load.start(4);
+    await env.kubectl(['scale', 'rediscluster', NAME, '-n', ns, '--replicas=4']);
+    await view.until('Ready with 4 masters', (r) => isReady(r) && r?.status?.readyMasters === 4, 600_000);
+    const report = await load.stop();
+    expect(report.errors, report.samples.join('\n')).to.equal(0);
+    expect(report.ops).to.be.greaterThan(0);
+    expect(await load.verify()).to.deep.equal([]);
+    load.start(4);
+  });
+
+  it('reloads a renewed certificate on every node without a restart, under load, from the Secret event', async () => {
+    const before = (await view.pods()).map((p) => `${p.name} ${p.uid} ${p.restarts}`).sort();
+    const renewed = ca.issue(dnsNames());
+    const wanted = new X509Certificate(renewed.cert).fingerprint256;
+    expect(await fingerprints()).not.to.include(wanted);
+    await secret(renewed);
+    await env.waitFor(async () => (await fingerprints()).every((f) => f === wanted), {
+      what: 'every node serving the renewed certificate',
+      timeout: 120_000,
+    });
+    await view.until('Ready, no operation', (r) => isReady(r) && !r?.status?.operation);
+    expect((await view.pods()).map((p) => `${p.name} ${p.uid} ${p.restarts}`).sort()).to.deep.equal(before);
+    const events = JSON.parse(await env.kubectl(['get', 'events', '-n', ns, '-o', 'json'])) as {
+      items: { reason: string; message: string }[];
+    };
+    expect(events.items.some((e) => e.reason === 'CertificateReloaded')).to.equal(true);
+    const report = await load!.stop();
+    expect(report.errors, report.samples.join('\n')).to.equal(0);
+    expect(await load!.verify()).to.deep.equal([]);
+  });
+});
