@@ -22,6 +22,7 @@ export function loadKubeConfig(path: string | undefined, userAgent?: string): Ku
 export function kubeOwnerLookup(kc: KubeConfig): OwnerLookup {
   const objects = KubernetesObjectApi.makeApiClient(kc);
   const custom = kc.makeApiClient(CustomObjectsApi);
+  const readCluster = kubeClusterReader(kc);
   return {
     async readMeta(ref: ObjectRef) {
       const object = await unlessNotFound(
@@ -35,16 +36,7 @@ export function kubeOwnerLookup(kc: KubeConfig): OwnerLookup {
     },
     async existingClusters(namespace, names) {
       const found: string[] = [];
-      for (const name of names) {
-        const read = custom.getNamespacedCustomObject({
-          group: GROUP,
-          version: STORAGE_VERSION,
-          namespace,
-          plural: PLURAL,
-          name,
-        });
-        if (await unlessNotFound(read)) found.push(name);
-      }
+      for (const name of names) if (await readCluster(namespace, name)) found.push(name);
       return found;
     },
     async clustersUsingSecret(namespace, secret) {
@@ -69,7 +61,6 @@ export function kubeOwnerLookup(kc: KubeConfig): OwnerLookup {
   };
 }
 
-/** Every RedisCluster's key, for the periodic resync. */
 /** The resync's list: every RedisCluster, or those of one namespace (WATCH_NAMESPACE, a Role suffices). */
 export function kubeListClusterKeys(kc: KubeConfig, namespace?: string): () => Promise<string[]> {
   const custom = kc.makeApiClient(CustomObjectsApi);
