@@ -57,6 +57,8 @@ describe('event source pacing', function () {
       KUBECONFIG: api.env.kubeconfigPath,
       WATCH_NAMESPACE: ns,
       EVENT_SOURCE_CONCURRENCY: '3',
+      // The sink here is the test's own server, which checks no token.
+      EVENT_SOURCE_TOKEN_FILE: 'none',
     });
     source = await startEventSource({
       config,

@@ -40,7 +40,13 @@ for (const mode of ['cluster', 'sentinel'] as const)
 
     it('queues what ingest accepts under the configured prefix and runs it', async () => {
       const names = uniqueNames('config');
-      const config = readConfig({ ...redis.env, QUEUE_PREFIX: names.prefix, QUEUE_NAME: names.queue });
+      // Who may post is ingest-auth.test.ts' subject; here, where the queue is.
+      const config = readConfig({
+        ...redis.env,
+        QUEUE_PREFIX: names.prefix,
+        QUEUE_NAME: names.queue,
+        INGEST_AUTH: 'none',
+      });
       expect(config.queue.prefix).to.equal(mode === 'cluster' ? `{${names.prefix}}` : names.prefix);
       const app = createHttpApp({});
       const context = { config, log, app, registry: createRegistry({ defaultMetrics: false }), env: {} };

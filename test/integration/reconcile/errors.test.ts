@@ -50,19 +50,28 @@ describe('reconcile: the error policy and cancellation (on the local Kubernetes)
   const degraded = (rc: RedisCluster | undefined) => rc?.status?.conditions?.find((c) => c.type === 'Degraded');
 
   it('tells a pass the API server refuses once, as a Warning Event and the Degraded condition, each pass', async () => {
-    // The schema takes any node label map; the StatefulSet's validation refuses this key.
-    await create('refused', { masters: 3, replicasPerMaster: 0, nodeSelector: { 'not a label key!': 'x' } });
+    // A quota of no StatefulSets in the namespace: the API server refuses the pass's apply.
+    await api.env.kubectl(['apply', '-f', '-'], {
+      input: JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'ResourceQuota',
+        metadata: { name: 'no-statefulsets', namespace: ns },
+        spec: { hard: { 'count/statefulsets.apps': '0' } },
+      }),
+    });
+    await create('refused', { masters: 3, replicasPerMaster: 0 });
     const failures: unknown[] = [];
     for (let pass = 0; pass < 2; pass++) await drive.once(`${ns}/refused`).catch((error) => failures.push(error));
     expect(failures).to.have.length(2);
     const rc = await drive.get(ns, 'refused');
     expect(degraded(rc)).to.include({ status: 'True', reason: 'ReconcileError' });
-    expect(degraded(rc)?.message).to.contain('422').and.contain('nodeSelector');
+    expect(degraded(rc)?.message).to.contain('403').and.contain('exceeded quota');
     expect(rc?.status?.phase).to.equal('Creating');
     const events = await warnings('refused', 'ReconcileFailed');
     expect(events, 'one Event object, counted once per failed pass').to.have.length(1);
     expect(events[0]?.count).to.equal(2);
     expect(events[0]?.message).to.equal(degraded(rc)?.message);
+    await api.env.kubectl(['delete', 'resourcequota', 'no-statefulsets', '-n', ns]);
   });
 
   it('says nothing for a run that lost its key', async () => {
