@@ -20,15 +20,34 @@ export interface TokenRequestOptions {
   readonly expirationSeconds?: number;
 }
 
-/** Creates the namespace and the ServiceAccount when missing (both may exist already). */
-export async function ensureServiceAccount(kc: KubeConfig, namespace: string, name: string): Promise<void> {
+/**
+ * Creates the namespace and the ServiceAccount when missing (both may exist already). A
+ * namespace still being deleted (an earlier user of the environment tore it down without
+ * waiting) takes no new object: wait until it is gone, then create it again.
+ */
+export async function ensureServiceAccount(
+  kc: KubeConfig,
+  namespace: string,
+  name: string,
+  timeoutMs = 180_000,
+): Promise<void> {
   const core = kc.makeApiClient(CoreV1Api);
   const ignoringConflict = (p: Promise<unknown>) =>
     p.catch((error: unknown) => {
       if (!isConflict(error)) throw error;
     });
-  await ignoringConflict(core.createNamespace({ body: { metadata: { name: namespace } } }));
-  await ignoringConflict(core.createNamespacedServiceAccount({ namespace, body: { metadata: { name } } }));
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await ignoringConflict(core.createNamespace({ body: { metadata: { name: namespace } } }));
+      await ignoringConflict(core.createNamespacedServiceAccount({ namespace, body: { metadata: { name } } }));
+      return;
+    } catch (error) {
+      const terminating = /NamespaceTerminating|is being terminated/.test(String((error as { body?: unknown }).body));
+      if (!terminating || Date.now() > deadline) throw error;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
 }
 
 /** A token of the ServiceAccount (created when missing) from the TokenRequest API. */
