@@ -13,7 +13,7 @@ import { eventAttributes } from '../../shared/core/apiserver-events.ts';
 import { startOperatorStack, type OperatorStack } from '../../infra/local/operator-stack.ts';
 import { requestToken } from '../../infra/local/sender-token.ts';
 import { localEnvironment, type LocalEnvironment } from '../support/local-env.ts';
-import { counter } from './observe.ts';
+import { counter, stopStackAfterClusters } from './observe.ts';
 
 describe('ingest of the running operator refuses forged and unauthenticated events', function () {
   this.timeout(600_000);
@@ -21,7 +21,6 @@ describe('ingest of the running operator refuses forged and unauthenticated even
   let stack: OperatorStack;
   let dir: string;
   const ns = `ingest-auth-${process.pid}`;
-  const kubectl = (...args: string[]) => env.kubectl([...args, '-n', ns]);
 
   before(async function () {
     env = await localEnvironment();
@@ -37,16 +36,7 @@ describe('ingest of the running operator refuses forged and unauthenticated even
   });
   after(async function () {
     this.timeout(240_000);
-    if (stack) {
-      await kubectl('delete', 'redisclusters', '--all', '--wait=false').catch(() => {});
-      await env
-        .waitFor(async () => (await kubectl('get', 'redisclusters', '-o', 'name')).trim() === '', {
-          what: 'RedisClusters gone',
-          timeout: 120_000,
-        })
-        .catch(() => {});
-      await stack.stop();
-    }
+    if (stack) await stopStackAfterClusters(env, ns, stack);
     await env?.kubectl(['delete', 'namespace', ns, '--wait=false']).catch(() => {});
     if (dir) await rm(dir, { recursive: true, force: true });
   });

@@ -17,7 +17,7 @@ import { NodePool } from '../../shared/io/redis/connection.ts';
 import { observe } from '../../shared/io/redis/observe.ts';
 import { bulkLoad, ClientLoad, type LoadReport } from '../integration/cluster/client-load.ts';
 import { localEnvironment, type LocalEnvironment } from '../support/local-env.ts';
-import { ClusterView, counter, followSeeds, fullShape, openSlots } from './observe.ts';
+import { ClusterView, counter, followSeeds, fullShape, openSlots, stopStackAfterClusters } from './observe.ts';
 
 const KEYS = Number(process.env.KNREDIS_E2E_KEYS ?? 100_000);
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
@@ -149,16 +149,7 @@ describe('knredis end to end (functions as separate processes, on the local Kube
     );
     await load?.close();
     // RedisClusters left by a failed test go while the operator still runs (their finalizer).
-    if (stack) {
-      await kubectl('delete', 'redisclusters', '--all', '--wait=false').catch(() => {});
-      await env
-        .waitFor(async () => (await kubectl('get', 'redisclusters', '-o', 'name')).trim() === '', {
-          what: 'RedisClusters gone',
-          timeout: 120_000,
-        })
-        .catch(() => {});
-      await stack.stop();
-    }
+    if (stack) await stopStackAfterClusters(env, ns, stack);
     if (ns) await env.kubectl(['delete', 'namespace', ns, '--wait=false']).catch(() => {});
     if (failed) console.error(`operator logs kept: ${dir}/logs`);
     else if (dir) await rm(dir, { recursive: true, force: true });

@@ -191,3 +191,23 @@ export async function counter(metricsUrl: string, name: string): Promise<number>
     .filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))
     .reduce((n, l) => n + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
 }
+
+/**
+ * Stops an operator stack after the RedisClusters of `ns` are gone: a cluster left by a failed
+ * test can only go while the operator still runs (its finalizer).
+ */
+export async function stopStackAfterClusters(
+  env: LocalEnvironment,
+  ns: string,
+  stack: { stop(): Promise<void> },
+): Promise<void> {
+  const kubectl = (...args: string[]) => env.kubectl([...args, '-n', ns]);
+  await kubectl('delete', 'redisclusters', '--all', '--wait=false').catch(() => {});
+  await env
+    .waitFor(async () => (await kubectl('get', 'redisclusters', '-o', 'name')).trim() === '', {
+      what: 'RedisClusters gone',
+      timeout: 120_000,
+    })
+    .catch(() => {});
+  await stack.stop();
+}
