@@ -2,6 +2,7 @@
 // exports `start`): one process, one HTTP server, one metrics registry, one logger.
 import type { Express } from 'express';
 import type { Logger } from '../shared/io/log.ts';
+import type { RequestListener } from 'node:http';
 import type { Probe } from '../shared/io/http.ts';
 import type { Registry } from '../shared/io/metrics.ts';
 import type { Config } from './start-config.ts';
@@ -9,8 +10,10 @@ import type { Config } from './start-config.ts';
 export interface FunctionContext {
   readonly config: Config;
   readonly log: Logger;
-  /** The shared HTTP app: mount routes here (ingest takes POST /). */
+  /** The shared HTTP app: mount routes here. */
   readonly app: Express;
+  /** Serves one route with a plain node:http handler, before express (ingest's POST /). */
+  serveDirect(route: `${string} /${string}`, handler: RequestListener): void;
   readonly registry: Registry;
   /** The environment as main() read it, for a function with settings of its own (webhooks). */
   readonly env: Readonly<Record<string, string | undefined>>;

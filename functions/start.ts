@@ -1,6 +1,7 @@
 // `npm start -- [NAME...]`: runs the named functions (all by default) in one process, on one
 // HTTP server (PORT) with /healthz, /readyz and /metrics. Settings come from the environment
 // (functions/start-config.ts), read once here. SIGTERM/SIGINT drain in-flight work and exit.
+import type { RequestListener } from 'node:http';
 import { createHttpApp, listen, type Probe } from '../shared/io/http.ts';
 import { createLogger } from '../shared/io/log.ts';
 import { createRegistry } from '../shared/io/metrics.ts';
@@ -40,6 +41,7 @@ export async function main(argv: string[], env: Readonly<Record<string, string |
   const registry = createRegistry();
   const probes: Probe[] = [];
   const app = createHttpApp({ registry, probes: () => probes });
+  const direct = new Map<`${string} /${string}`, RequestListener>();
   const running: { name: string; fn: RunningFunction }[] = [];
 
   const stopAll = async () => {
@@ -59,6 +61,7 @@ export async function main(argv: string[], env: Readonly<Record<string, string |
           registry,
           env,
           addProbe: (p) => probes.push(p),
+          serveDirect: (route, handler) => direct.set(route, handler),
         }),
       });
     }
@@ -67,7 +70,7 @@ export async function main(argv: string[], env: Readonly<Record<string, string |
     await stopAll();
     process.exit(1);
   }
-  const server = await listen(app, config.port, config.host);
+  const server = await listen(app, config.port, config.host, direct);
   log.info({ functions: names, url: server.url }, 'knredis started');
 
   let stopping = false;

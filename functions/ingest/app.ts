@@ -6,11 +6,14 @@
 //   400 { error, reason }   not a valid CloudEvent, unsupported type, or unrelated object;
 //                           nothing queued (for a batch: nothing of the batch)
 //   413 { error, reason }   body larger than the limit, or more events than maxEvents
+//   415 { error, reason }   a compressed body (no sender here compresses)
 //   503 { error, reason }   the queue's Redis (or the API lookup, or the token review) is
 //                           unreachable, or the queue's Redis is nearly full; with
 //                           Retry-After, since Knative retries 503 and 429, never 500
-import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import { sendError } from '../../shared/io/http.ts';
+// It is a plain node:http handler, served before express sees the request (the server's
+// direct routes, shared/io/http.ts): every event of the cluster passes here, and express'
+// routing and body parsing were a quarter of ingest's CPU per event.
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Logger } from '../../shared/io/log.ts';
 import { outsideWatchNamespace } from './namespace-scope.ts';
 import { InvalidEventError, parseEvents, TooManyEventsError } from './parse-events.ts';
@@ -27,99 +30,139 @@ export interface IngestOptions {
   readonly maxEvents: number;
   /** True while the queue's Redis is too full to take more (./queue-pressure.ts). */
   readonly queueFull?: () => boolean;
+  /** Called for every 503: the sender may give up on the events (./owed-resync.ts). */
+  readonly onUnavailable?: () => void;
   readonly retryAfterS: number;
   readonly log: Logger;
   /** A namespaced install: events of other namespaces get a 400. */
   readonly watchNamespace?: string;
 }
 
-export function ingestRouter(options: IngestOptions): Router {
+/** A reply already decided: its status, its `{ error, reason }` and its extra headers. */
+class Reply {
+  constructor(
+    readonly status: number,
+    readonly error: string,
+    readonly reason: string,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {}
+}
+
+export function ingestHandler(options: IngestOptions): RequestListener {
   const { enqueue, lookup, log } = options;
   const retryLater = { 'Retry-After': String(options.retryAfterS) };
-  const router = express.Router();
-  router.post(
-    '/',
-    async (req: Request, res: Response, next: NextFunction) => {
-      let decision;
-      try {
-        decision = await options.checkSender(req.headers.authorization);
-      } catch (error) {
-        log.warn({ err: error }, 'token review failed');
-        return sendError(
-          res,
-          503,
-          'auth-unavailable',
-          'the sender could not be authenticated; retry later',
-          retryLater,
-        );
-      }
-      if (decision.ok) return next();
+  const unavailable = (error: string, reason: string) => new Reply(503, error, reason, retryLater);
+
+  async function accept(req: IncomingMessage): Promise<{ keys: string[] } | Reply> {
+    let decision;
+    try {
+      decision = await options.checkSender(req.headers.authorization);
+    } catch (error) {
+      log.warn({ err: error }, 'token review failed');
+      return unavailable('auth-unavailable', 'the sender could not be authenticated; retry later');
+    }
+    if (!decision.ok) {
       // The reason names the subject at most, never the token.
       log.warn({ status: decision.status, reason: decision.reason, from: req.socket.remoteAddress }, 'event refused');
-      return sendError(res, decision.status, decision.error, decision.reason);
-    },
-    express.raw({ type: () => true, limit: options.maxBodyBytes }),
-    async (req: Request, res: Response) => {
-      const body = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
-      let events;
+      return new Reply(decision.status, decision.error, decision.reason);
+    }
+    const body = await readBody(req, options.maxBodyBytes);
+    if (body instanceof Reply) return body;
+    let events;
+    try {
+      events = parseEvents(req.headers, body, options.maxEvents);
+    } catch (error) {
+      if (error instanceof InvalidEventError) return new Reply(400, 'invalid-event', error.message);
+      if (error instanceof TooManyEventsError) return new Reply(413, 'too-many-events', error.message);
+      throw error;
+    }
+    if (options.queueFull?.()) return unavailable('queue-full', 'the reconcile queue is nearly full; retry later');
+    const keys = new Set<string>();
+    for (const event of events) {
+      const outside = outsideWatchNamespace(event, options.watchNamespace);
+      if (outside) return new Reply(400, 'outside-namespace', outside);
+      let mapping;
       try {
-        events = parseEvents(req.headers, body, options.maxEvents);
+        mapping = await toKeys(event, lookup);
       } catch (error) {
-        if (error instanceof InvalidEventError) return sendError(res, 400, 'invalid-event', error.message);
-        if (error instanceof TooManyEventsError) return sendError(res, 413, 'too-many-events', error.message);
-        throw error;
+        log.warn({ err: error }, 'owner lookup failed');
+        return unavailable(
+          'lookup-unavailable',
+          'the Kubernetes API could not be asked who owns the object; retry later',
+        );
       }
-      if (options.queueFull?.())
-        return sendError(res, 503, 'queue-full', 'the reconcile queue is nearly full; retry later', retryLater);
-      const keys = new Set<string>();
-      for (const event of events) {
-        const outside = outsideWatchNamespace(event, options.watchNamespace);
-        if (outside) return sendError(res, 400, 'outside-namespace', outside);
-        let mapping;
-        try {
-          mapping = await toKeys(event, lookup);
-        } catch (error) {
-          log.warn({ err: error }, 'owner lookup failed');
-          return sendError(
-            res,
-            503,
-            'lookup-unavailable',
-            'the Kubernetes API could not be asked who owns the object; retry later',
-            retryLater,
-          );
-        }
-        if ('unrelated' in mapping) return sendError(res, 400, 'unrelated-event', mapping.unrelated);
-        for (const key of mapping.keys) keys.add(key);
-      }
-      try {
-        // All at once: the queue sends keys queued together in one pipeline.
-        await Promise.all([...keys].map((key) => enqueue(key)));
-      } catch (error) {
-        // Redis at its maxmemory (noeviction) refuses writes with OOM: full, not unreachable.
-        if (/\bOOM\b/.test((error as Error).message ?? ''))
-          return sendError(res, 503, 'queue-full', 'the reconcile queue is full; retry later', retryLater);
-        log.warn({ err: error }, 'queue unavailable');
-        return sendError(res, 503, 'queue-unavailable', 'the reconcile queue is unreachable; retry later', retryLater);
-      }
-      log.debug({ keys: [...keys], events: events.length }, 'queued');
-      res.status(202).json({ keys: [...keys] });
-    },
-  );
-  // Body-parser errors (too large, bad encoding) as JSON; anything else is a bug: 500.
-  router.use(
-    (
-      error: { status?: number; type?: string; message?: string },
-      _req: Request,
-      res: Response,
-      _next: NextFunction,
-    ) => {
-      if (error.type === 'entity.too.large')
-        return sendError(res, 413, 'too-large', `the body exceeds ${options.maxBodyBytes} bytes`);
-      if (error.status && error.status >= 400 && error.status < 500)
-        return sendError(res, error.status, 'bad-request', error.message ?? 'bad request');
-      log.error({ err: error }, 'ingest failed');
-      return sendError(res, 500, 'internal', 'internal error');
-    },
-  );
-  return router;
+      if ('unrelated' in mapping) return new Reply(400, 'unrelated-event', mapping.unrelated);
+      for (const key of mapping.keys) keys.add(key);
+    }
+    try {
+      // All at once: the queue sends keys queued together in one pipeline.
+      await Promise.all([...keys].map((key) => enqueue(key)));
+    } catch (error) {
+      // Redis at its maxmemory (noeviction) refuses writes with OOM: full, not unreachable.
+      if (/\bOOM\b/.test((error as Error).message ?? ''))
+        return unavailable('queue-full', 'the reconcile queue is full; retry later');
+      log.warn({ err: error }, 'queue unavailable');
+      return unavailable('queue-unavailable', 'the reconcile queue is unreachable; retry later');
+    }
+    if (log.isLevelEnabled('debug')) log.debug({ keys: [...keys], events: events.length }, 'queued');
+    return { keys: [...keys] };
+  }
+
+  return (req, res) => {
+    accept(req).then(
+      (result) => {
+        if (!(result instanceof Reply)) return send(res, 202, result);
+        if (result.status === 503) options.onUnavailable?.();
+        send(res, result.status, { error: result.error, reason: result.reason }, result.headers);
+      },
+      (error: unknown) => {
+        log.error({ err: error }, 'ingest failed');
+        send(res, 500, { error: 'internal', reason: 'internal error' });
+      },
+    );
+  };
+}
+
+function send(res: ServerResponse, status: number, body: object, headers: Readonly<Record<string, string>> = {}) {
+  if (res.headersSent || res.destroyed) return;
+  const json = JSON.stringify(body);
+  res.writeHead(status, {
+    ...headers,
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(json),
+  });
+  res.end(json);
+}
+
+/**
+ * The body as text, or the reply that refuses it. A body over the limit is not read further:
+ * its reply closes the connection, the only way to be rid of the rest of it.
+ */
+function readBody(req: IncomingMessage, limit: number): Promise<string | Reply> {
+  const tooLarge = () => new Reply(413, 'too-large', `the body exceeds ${limit} bytes`, { Connection: 'close' });
+  const encoding = req.headers['content-encoding'];
+  if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
+    req.resume();
+    return Promise.resolve(
+      new Reply(415, 'unsupported-encoding', `content-encoding ${encoding} is not accepted; send the body as it is`),
+    );
+  }
+  if (Number(req.headers['content-length'] ?? 0) > limit) return Promise.resolve(tooLarge());
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let length = 0;
+    req.on('data', (chunk: Buffer) => {
+      length += chunk.length;
+      if (length > limit) {
+        req.removeAllListeners('data');
+        req.pause();
+        resolve(tooLarge());
+      } else chunks.push(chunk);
+    });
+    req.on('end', () =>
+      resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')),
+    );
+    // The sender went away mid-body: nobody hears the reply, and nothing was queued.
+    req.on('error', () => resolve(new Reply(400, 'bad-request', 'the body could not be read')));
+  });
 }

@@ -7,14 +7,14 @@ import { QUEUE_REDIS_VARIABLES, required } from '../start-config.ts';
 import { queueMetrics } from '../../shared/io/metrics.ts';
 import { producerConnection } from '../../shared/io/queue/connection.ts';
 import { createReconcileQueue } from '../../shared/io/queue/reconcile-queue.ts';
-import { ingestRouter } from './app.ts';
+import { ingestHandler } from './app.ts';
 import { lazyKube } from './lazy-lookup.ts';
 import { owedResync } from './owed-resync.ts';
 import { watchQueuePressure } from './queue-pressure.ts';
 import { anySender, tokenReviewSender } from './sender-auth.ts';
 import { retained, defaultRetention, resyncJobName } from '../../shared/io/queue/job-options.ts';
 
-export const start: StartFunction = async ({ config, log, app, registry, addProbe }) => {
+export const start: StartFunction = async ({ config, log, serveDirect, registry, addProbe }) => {
   const queueRedis = required(config.queueRedis, QUEUE_REDIS_VARIABLES, 'ingest');
   const metrics = queueMetrics(registry);
   const names = { prefix: config.queue.prefix, queue: config.queue.name };
@@ -43,16 +43,14 @@ export const start: StartFunction = async ({ config, log, app, registry, addProb
     everyMs: 1_000,
     log,
   });
-  app.post('/', (_req, res, next) => {
-    res.on('finish', () => res.statusCode === 503 && owed.owe());
-    next();
-  });
-  app.use(
-    ingestRouter({
+  serveDirect(
+    'POST /',
+    ingestHandler({
       enqueue: queue.enqueue,
       lookup,
       checkSender,
       queueFull: pressure.full,
+      onUnavailable: owed.owe,
       maxBodyBytes: config.ingest.maxBodyBytes,
       maxEvents: config.ingest.maxEvents,
       retryAfterS: config.ingest.retryAfterS,

@@ -1,6 +1,6 @@
 // The HTTP server every function shares: health probes, Prometheus /metrics, JSON errors,
 // and a listen/close pair that drains connections on shutdown.
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import express, { type Express, type Response } from 'express';
 import type { Registry } from 'prom-client';
@@ -56,8 +56,24 @@ export interface Listening {
   close(): Promise<void>;
 }
 
-export function listen(app: Express, port: number, host = '127.0.0.1'): Promise<Listening> {
-  return serve(createServer(app), port, host, 'http');
+/**
+ * Routes a plain node:http handler serves before express sees the request, keyed
+ * `METHOD /path` (the query is ignored): for a hot path, where express' routing and
+ * per-request objects cost more than the work (ingest's POST /).
+ */
+export type DirectRoutes = ReadonlyMap<`${string} /${string}`, RequestListener>;
+
+export function listen(app: Express, port: number, host = '127.0.0.1', direct?: DirectRoutes): Promise<Listening> {
+  const handler: RequestListener =
+    direct && direct.size > 0
+      ? (req, res) => {
+          const url = req.url ?? '/';
+          const query = url.indexOf('?');
+          const route = direct.get(`${req.method} ${query < 0 ? url : url.slice(0, query)}` as `${string} /${string}`);
+          (route ?? app)(req, res);
+        }
+      : app;
+  return serve(createServer(handler), port, host, 'http');
 }
 
 /** Listens with an HTTP or HTTPS server already built; the URL names the bound port. */

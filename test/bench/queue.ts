@@ -1,13 +1,16 @@
 // `npm run bench -- queue`: the event pipeline on a real redis-server.
-//   1. ingest alone: 10,000 CloudEvents over 100 keys POSTed to one ingest process (32 in
-//      flight), no worker running -> events/s of one process
+//   1. ingest alone: 10,000 CloudEvents over 100 keys, then over 10,000 keys, POSTed to one
+//      ingest process by a sender process (64 in flight), no worker running -> events/s and
+//      ingest's CPU per event
 //   2. storm: the same beside 4 worker processes x concurrency 8 running a 20 ms reconcile
 //      (all on the same cores) -> events/s, runs per event
-//   2. latency: one event at a time on an idle queue -> event-sent to reconcile-start p50/p99
+//   3. latency: one event at a time on an idle queue -> event-sent to reconcile-start p50/p99
 import { CloudEvent, HTTP } from 'cloudevents';
+import { sendEvents } from './event-load-process.ts';
 import { Redis } from 'ioredis';
 import { startRedis } from '../support/redis-server.ts';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { freePort } from '../support/redis-server.ts';
 import { eventAttributes } from '../../shared/core/apiserver-events.ts';
 import { producerConnection } from '../../shared/io/queue/connection.ts';
@@ -47,6 +50,11 @@ async function startIngest(env: Record<string, string>) {
   );
   return {
     url,
+    /** CPU seconds the process has used (user + system), from /proc. */
+    cpuSeconds: async () => {
+      const fields = (await readFile(`/proc/${child.pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+      return (Number(fields[11]) + Number(fields[12])) / clockTicks;
+    },
     stop: () =>
       new Promise<void>((resolve) => {
         child.once('exit', () => resolve());
@@ -55,6 +63,12 @@ async function startIngest(env: Record<string, string>) {
   };
 }
 
+const clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+
+/** Issue 13's targets, printed beside the figures. */
+const targets = { ingestEventsPerSecond: 5_000, eventToRunP99Ms: 20 };
+
+/** One event for the latency round, posted with fetch. */
 function message(name: string, n: number) {
   const { data, ...attributes } = eventAttributes(
     { apiVersion: 'cache.redis.io/v1beta1', kind: 'RedisCluster', metadata: { namespace: 'bench', name } },
@@ -63,9 +77,6 @@ function message(name: string, n: number) {
   const m = HTTP.binary(new CloudEvent({ id: `${name}-${n}`, source: 'https://127.0.0.1:6443', ...attributes, data }));
   return { headers: m.headers as Record<string, string>, body: String(m.body) };
 }
-
-/** Issue 13's targets, printed beside the figures. */
-const targets = { ingestEventsPerSecond: 5_000, eventToRunP99Ms: 20 };
 
 export default async function bench(args: string[]): Promise<BenchResult> {
   const events = Number(args[0] ?? 10_000);
@@ -86,23 +97,21 @@ export default async function bench(args: string[]): Promise<BenchResult> {
     await res.arrayBuffer();
     if (res.status !== 202) throw new Error(`ingest answered ${res.status}`);
   };
+  // One round: `events` events over `keys` keys, 64 in flight, from a process of its own.
+  const round = async (label: string, keys: number) => {
+    const cpuBefore = await server.cpuSeconds();
+    const report = await sendEvents({ url: server.url, events, keys, inFlight: 64, round: label });
+    const cpu = (await server.cpuSeconds()) - cpuBefore;
+    if (report.refused > 0) throw new Error(`ingest refused ${report.refused} of ${events} events`);
+    return { perSecond: Math.round(events / report.seconds), cpuUsPerEvent: Math.round((cpu * 1e6) / events) };
+  };
   try {
-    // 1: ingest alone (no worker competing for the CPU): events/s of one process.
-    const keys = Array.from({ length: 100 }, (_, i) => `c${i}`);
-    const storm = async (count: number) => {
-      let next = 0;
-      const started = performance.now();
-      await Promise.all(
-        Array.from({ length: 32 }, async () => {
-          while (next < count) {
-            const n = next++;
-            await post(message(keys[n % keys.length]!, n));
-          }
-        }),
-      );
-      return count / ((performance.now() - started) / 1000);
-    };
-    const ingestAlone = Math.round(await storm(events));
+    // 1: ingest alone (no worker competing for the CPU): events/s of one process, after a
+    // warm-up round (the JIT, the connections).
+    await sendEvents({ url: server.url, events: 2_000, keys: 100, inFlight: 64, round: 'warm' });
+    const alone = await round('a', 100);
+    await queue.bull.obliterate({ force: true });
+    const distinct = await round('d', 10_000);
     await queue.bull.obliterate({ force: true });
 
     const worker = {
@@ -118,7 +127,7 @@ export default async function bench(args: string[]): Promise<BenchResult> {
     await Promise.all([1, 2, 3, 4].map(() => processes.startWorker(worker)));
 
     // 2: the storm, with the workers running.
-    const ingestWithWorkers = Math.round(await storm(events));
+    const withWorkers = await round('w', 100);
     await quiet(queue.bull, { checks: 5 });
     const stormRuns = (await readRuns(recorder, names.list)).length;
     await recorder.del(names.list);
@@ -138,10 +147,12 @@ export default async function bench(args: string[]): Promise<BenchResult> {
     }
     const summary = {
       events,
-      ingestEventsPerSecond: ingestAlone,
+      ingestEventsPerSecond: alone.perSecond,
+      ingestEventsPerSecond10kKeys: distinct.perSecond,
       eventToRunP99Ms: percentile(latencies, 99),
-      ingestEventsPerS: ingestAlone,
-      ingestEventsPerSWithWorkers: ingestWithWorkers,
+      ingestCpuUsPerEvent: alone.cpuUsPerEvent,
+      ingestCpuUsPerEvent10kKeys: distinct.cpuUsPerEvent,
+      ingestEventsPerSWithWorkers: withWorkers.perSecond,
       stormRuns,
       runsPerEvent: stormRuns / events,
       latencyP50Ms: percentile(latencies, 50),
@@ -150,11 +161,17 @@ export default async function bench(args: string[]): Promise<BenchResult> {
     return {
       tables: [
         {
-          title: `storm: ${events} events over 100 keys, one ingest process, 4 workers x 8, 20 ms reconcile`,
-          columns: ['ingest alone events/s', 'target', 'ingest beside workers events/s', 'runs', 'runs per event'],
+          title: `ingest alone: ${events} events, one per request, 64 in flight, sent from another process`,
+          columns: ['keys', 'events/s', 'target', 'ingest CPU per event us'],
           rows: [
-            [ingestAlone, `>= ${targets.ingestEventsPerSecond}`, ingestWithWorkers, stormRuns, summary.runsPerEvent],
+            [100, alone.perSecond, `>= ${targets.ingestEventsPerSecond}`, alone.cpuUsPerEvent],
+            [10_000, distinct.perSecond, `>= ${targets.ingestEventsPerSecond}`, distinct.cpuUsPerEvent],
           ],
+        },
+        {
+          title: `storm: ${events} events over 100 keys beside 4 worker processes x 8, 20 ms reconcile`,
+          columns: ['events/s', 'runs', 'runs per event'],
+          rows: [[withWorkers.perSecond, stormRuns, summary.runsPerEvent]],
         },
         {
           title: 'event sent -> reconcile start, idle queue (200 events)',

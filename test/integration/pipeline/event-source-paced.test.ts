@@ -67,6 +67,7 @@ describe('event source pacing', function () {
       registry: createRegistry({ defaultMetrics: false }),
       env: {},
       addProbe: () => {},
+      serveDirect: () => {},
     });
     const clusters = () => subjects.filter((s) => s.includes('/redisclusters/'));
     // Each round: the sink holds what came until 3 are in flight, then answers them all.

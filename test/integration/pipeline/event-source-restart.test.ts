@@ -116,6 +116,7 @@ describe('event source across an API server restart', function () {
       registry: createRegistry({ defaultMetrics: false }),
       env: {},
       addProbe: () => {},
+      serveDirect: () => {},
     });
     for (const name of names) await api.env.waitFor(() => has(received, 'add', name), { what: `add of ${name}` });
     // 2: what a watcher knew before the restart (its list and resourceVersion).

@@ -3,6 +3,7 @@
 import { expect } from 'chai';
 import express from 'express';
 import { randomUUID } from 'node:crypto';
+import type { RequestListener } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -104,6 +105,7 @@ describe('event source and an absent or busy sink', function () {
       registry: createRegistry({ defaultMetrics: false }),
       env: {},
       addProbe: () => {},
+      serveDirect: () => {},
     });
     await api.objects.create(cluster('early'));
     await api.env.waitFor(() => attempts('early', /sink unreachable/) >= 2, {
@@ -111,6 +113,7 @@ describe('event source and an absent or busy sink', function () {
     });
 
     const app = createHttpApp({});
+    const direct = new Map<`${string} /${string}`, RequestListener>();
     ingest = await startIngest({
       config,
       log: createLogger({ level: 'silent' }),
@@ -118,8 +121,9 @@ describe('event source and an absent or busy sink', function () {
       registry: createRegistry({ defaultMetrics: false }),
       env: {},
       addProbe: () => {},
+      serveDirect: (route, handler) => direct.set(route, handler),
     });
-    server = await listen(app, config.port);
+    server = await listen(app, config.port, '127.0.0.1', direct);
     await api.env.waitFor(async () => (await queuedKeys()).includes(`${ns}/early`), {
       what: `${ns}/early in the queue`,
     });

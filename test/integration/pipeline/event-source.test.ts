@@ -13,7 +13,7 @@ import {
   LABEL_MANAGED_BY,
   MANAGED_BY_VALUE,
 } from '../../../shared/core/api/group.ts';
-import { ingestRouter } from '../../../functions/ingest/app.ts';
+import { ingestHandler } from '../../../functions/ingest/app.ts';
 import { kubeOwnerLookup } from '../../../functions/kube.ts';
 import { start as startEventSource } from '../../../functions/event-source/index.ts';
 import { readConfig } from '../../../functions/start-config.ts';
@@ -37,27 +37,33 @@ describe('event source', function () {
     token = await senderTokenFile(api.env);
     // The sink is the real ingest router, authenticating the sender: the test sees the keys
     // ingest would queue.
-    const app = createHttpApp({});
     let last: { type: string; subject: string } = { type: '', subject: '' };
-    app.use((req: express.Request, _res, next) => {
-      last = { type: String(req.headers['ce-type']), subject: String(req.headers['ce-subject']) };
-      posted.push(last.subject);
-      next();
+    const ingest = ingestHandler({
+      enqueue: async (key) => {
+        received.push({ ...last, keys: [key] });
+      },
+      checkSender: realSenderCheck(api.env),
+      maxBodyBytes: 1 << 20,
+      maxEvents: 100,
+      retryAfterS: 1,
+      log,
+      lookup: kubeOwnerLookup(api.env.kubeConfig()),
     });
-    app.use(
-      ingestRouter({
-        enqueue: async (key) => {
-          received.push({ ...last, keys: [key] });
-        },
-        checkSender: realSenderCheck(api.env),
-        maxBodyBytes: 1 << 20,
-        maxEvents: 100,
-        retryAfterS: 1,
-        log,
-        lookup: kubeOwnerLookup(api.env.kubeConfig()),
-      }),
+    sink = await listen(
+      createHttpApp({}),
+      0,
+      '127.0.0.1',
+      new Map([
+        [
+          'POST /',
+          (req, res) => {
+            last = { type: String(req.headers['ce-type']), subject: String(req.headers['ce-subject']) };
+            posted.push(last.subject);
+            ingest(req, res);
+          },
+        ],
+      ]),
     );
-    sink = await listen(app, 0);
   });
   after(async () => {
     await source?.close();
@@ -89,6 +95,7 @@ describe('event source', function () {
       registry: createRegistry({ defaultMetrics: false }),
       env: {},
       addProbe: () => {},
+      serveDirect: () => {},
     });
     await api.env.waitFor(() => seen('dev.knative.apiserver.resource.add', `${ns}/early`), {
       what: 'add of the RedisCluster that existed before',

@@ -2,6 +2,7 @@
 // are always killed afterwards, and waiting for the queue to go quiet.
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import type { RequestListener } from 'node:http';
 import type { Queue } from 'bullmq';
 import type { QueueRedisTarget } from '../../../shared/io/queue/connection.ts';
 import { start as startIngest } from '../../../functions/ingest/index.ts';
@@ -90,6 +91,7 @@ export async function until<T>(
 /** The real ingest function on its own HTTP server (port 0), as `npm start -- ingest` runs it. */
 export async function serveIngest(config: Config, log: Logger): Promise<{ url: string; close(): Promise<void> }> {
   const app = createHttpApp({});
+  const direct = new Map<`${string} /${string}`, RequestListener>();
   const ingest = await startIngest({
     config,
     log,
@@ -97,8 +99,9 @@ export async function serveIngest(config: Config, log: Logger): Promise<{ url: s
     registry: createRegistry({ defaultMetrics: false }),
     env: {},
     addProbe: () => {},
+    serveDirect: (route, handler) => direct.set(route, handler),
   });
-  const server = await listen(app, 0);
+  const server = await listen(app, 0, '127.0.0.1', direct);
   return {
     url: server.url,
     async close() {

@@ -12,7 +12,7 @@ import { producerConnection } from '../../../shared/io/queue/connection.ts';
 import { createReconcileQueue, type ReconcileQueue } from '../../../shared/io/queue/reconcile-queue.ts';
 import { startQueueWorker } from '../../../shared/io/queue/queue-worker.ts';
 import { defaultBackoff } from '../../../shared/core/queue/backoff.ts';
-import { ingestRouter } from '../../../functions/ingest/app.ts';
+import { ingestHandler } from '../../../functions/ingest/app.ts';
 import { anySender } from '../../../functions/ingest/sender-auth.ts';
 import { readRuns, recordingReconcile } from './recording.ts';
 import { quiet, uniqueNames, until } from './harness.ts';
@@ -45,19 +45,16 @@ describe("ingest across a restart of the queue's Redis", function () {
     port = await freePort();
     redis = await startRedis({ port, dir, args: persistent });
     queue = createReconcileQueue({ connection: producerConnection(redis.url, 500), names });
-    const app = createHttpApp({});
-    app.use(
-      ingestRouter({
-        enqueue: queue.enqueue,
-        // Senders are not this test's subject (test/integration/pipeline/ingest-auth.test.ts).
-        checkSender: anySender,
-        maxBodyBytes: 1 << 20,
-        maxEvents: 100,
-        retryAfterS: 2,
-        log,
-      }),
-    );
-    server = await listen(app, 0);
+    const ingest = ingestHandler({
+      enqueue: queue.enqueue,
+      // Senders are not this test's subject (test/integration/pipeline/ingest-auth.test.ts).
+      checkSender: anySender,
+      maxBodyBytes: 1 << 20,
+      maxEvents: 100,
+      retryAfterS: 2,
+      log,
+    });
+    server = await listen(createHttpApp({}), 0, '127.0.0.1', new Map([['POST /', ingest]]));
   });
   after(async () => {
     await server?.close();

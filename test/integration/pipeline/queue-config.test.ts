@@ -2,16 +2,12 @@ import { expect } from 'chai';
 import { CloudEvent, HTTP } from 'cloudevents';
 import { eventAttributes } from '../../../shared/core/apiserver-events.ts';
 import { defaultBackoff } from '../../../shared/core/queue/backoff.ts';
-import { createHttpApp, listen, type Listening } from '../../../shared/io/http.ts';
 import { createLogger } from '../../../shared/io/log.ts';
-import { createRegistry } from '../../../shared/io/metrics.ts';
 import type { QueueClient } from '../../../shared/io/queue/connection.ts';
 import { readConfig } from '../../../functions/start-config.ts';
-import { start as startIngest } from '../../../functions/ingest/index.ts';
 import { startWorker, type RunningWorker } from '../../../functions/reconcile/worker.ts';
-import type { RunningFunction } from '../../../functions/function-context.ts';
 import { readRuns, recordingReconcile } from './recording.ts';
-import { uniqueNames, until } from './harness.ts';
+import { serveIngest, uniqueNames, until } from './harness.ts';
 import { startQueueRedis, type QueueRedisServer } from './queue-redis.ts';
 
 const log = createLogger({ level: 'silent' });
@@ -22,8 +18,7 @@ for (const mode of ['cluster', 'sentinel'] as const)
     this.timeout(120_000);
     let redis: QueueRedisServer;
     let client: QueueClient;
-    let ingest: RunningFunction | undefined;
-    let server: Listening | undefined;
+    let ingest: { url: string; close(): Promise<void> } | undefined;
     let worker: RunningWorker | undefined;
 
     before(async () => {
@@ -31,7 +26,6 @@ for (const mode of ['cluster', 'sentinel'] as const)
       client = redis.client();
     });
     after(async () => {
-      await server?.close();
       await ingest?.close();
       await worker?.close();
       client?.disconnect();
@@ -48,16 +42,13 @@ for (const mode of ['cluster', 'sentinel'] as const)
         INGEST_AUTH: 'none',
       });
       expect(config.queue.prefix).to.equal(mode === 'cluster' ? `{${names.prefix}}` : names.prefix);
-      const app = createHttpApp({});
-      const context = { config, log, app, registry: createRegistry({ defaultMetrics: false }), env: {} };
-      ingest = await startIngest({ ...context, addProbe: () => {} });
-      server = await listen(app, 0);
+      ingest = await serveIngest(config, log);
       const { data, ...attributes } = eventAttributes(
         { apiVersion: 'cache.redis.io/v1beta1', kind: 'RedisCluster', metadata: { namespace: 'ns', name: 'a' } },
         'update',
       );
       const message = HTTP.binary(new CloudEvent({ id: 'e1', source: 'test', ...attributes, data }));
-      const res = await fetch(server.url + '/', {
+      const res = await fetch(ingest.url + '/', {
         method: 'POST',
         headers: message.headers as Record<string, string>,
         body: String(message.body),

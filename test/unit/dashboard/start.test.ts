@@ -14,6 +14,7 @@ const startWith = (env: Record<string, string>) =>
     registry: createRegistry({ defaultMetrics: false }),
     env: {},
     addProbe: () => {},
+    serveDirect: () => {},
   });
 
 describe('dashboard start', () => {

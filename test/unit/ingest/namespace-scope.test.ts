@@ -4,7 +4,7 @@ import { eventAttributes } from '../../../shared/core/apiserver-events.ts';
 import { createHttpApp, listen } from '../../../shared/io/http.ts';
 import { createLogger } from '../../../shared/io/log.ts';
 import { anySender } from '../../../functions/ingest/sender-auth.ts';
-import { ingestRouter } from '../../../functions/ingest/app.ts';
+import { ingestHandler } from '../../../functions/ingest/app.ts';
 import { outsideWatchNamespace } from '../../../functions/ingest/namespace-scope.ts';
 import type { EventFields } from '../../../functions/ingest/to-keys.ts';
 
@@ -37,24 +37,21 @@ describe('ingest namespace scope', () => {
   it('answers 400 outside-namespace before any lookup, and queues nothing', async () => {
     const queued: string[] = [];
     const looked: string[] = [];
-    const app = createHttpApp({});
-    app.use(
-      ingestRouter({
-        enqueue: async (key) => void queued.push(key),
-        lookup: {
-          readMeta: async (ref) => (looked.push(ref.name), null),
-          existingClusters: async () => [],
-          clustersUsingSecret: async () => [],
-        },
-        checkSender: anySender,
-        maxBodyBytes: 4096,
-        maxEvents: 100,
-        retryAfterS: 3,
-        log: createLogger({ level: 'silent' }),
-        watchNamespace: 'shop',
-      }),
-    );
-    const server = await listen(app, 0);
+    const ingest = ingestHandler({
+      enqueue: async (key) => void queued.push(key),
+      lookup: {
+        readMeta: async (ref) => (looked.push(ref.name), null),
+        existingClusters: async () => [],
+        clustersUsingSecret: async () => [],
+      },
+      checkSender: anySender,
+      maxBodyBytes: 4096,
+      maxEvents: 100,
+      retryAfterS: 3,
+      log: createLogger({ level: 'silent' }),
+      watchNamespace: 'shop',
+    });
+    const server = await listen(createHttpApp({}), 0, '127.0.0.1', new Map([['POST /', ingest]]));
     try {
       const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'billing', name: 'cache-0' } };
       const { data, ...attributes } = eventAttributes(pod, 'update');

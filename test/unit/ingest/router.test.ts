@@ -3,7 +3,7 @@ import { CloudEvent, HTTP } from 'cloudevents';
 import { createHttpApp, listen, type Listening } from '../../../shared/io/http.ts';
 import { createLogger } from '../../../shared/io/log.ts';
 import { eventAttributes } from '../../../shared/core/apiserver-events.ts';
-import { ingestRouter } from '../../../functions/ingest/app.ts';
+import { ingestHandler } from '../../../functions/ingest/app.ts';
 import { tokenReviewSender, type Review } from '../../../functions/ingest/sender-auth.ts';
 
 const cluster = {
@@ -32,36 +32,35 @@ describe('ingest router', () => {
   let failing: boolean | 'oom';
   let full: boolean;
   let apiDown: boolean;
+  let unavailable: number;
 
   before(async () => {
-    const app = createHttpApp({});
-    app.use(
-      ingestRouter({
-        enqueue: async (key) => {
-          if (failing)
-            throw new Error(
-              failing === 'oom' ? "OOM command not allowed when used memory > 'maxmemory'." : "Stream isn't writeable",
-            );
-          queued.push(key);
+    const ingest = ingestHandler({
+      enqueue: async (key) => {
+        if (failing)
+          throw new Error(
+            failing === 'oom' ? "OOM command not allowed when used memory > 'maxmemory'." : "Stream isn't writeable",
+          );
+        queued.push(key);
+      },
+      checkSender: tokenReviewSender({
+        review: async (token) => {
+          if (apiDown) throw new Error('connect ECONNREFUSED');
+          return reviews[token] ?? { authenticated: false };
         },
-        checkSender: tokenReviewSender({
-          review: async (token) => {
-            if (apiDown) throw new Error('connect ECONNREFUSED');
-            return reviews[token] ?? { authenticated: false };
-          },
-          audience: 'knredis-ingest',
-          allowedSubjects: [sender],
-          cacheTtlMs: 0,
-          cacheSize: 1,
-        }),
-        queueFull: () => full,
-        maxBodyBytes: 4096,
-        maxEvents: 3,
-        retryAfterS: 3,
-        log: createLogger({ level: 'silent' }),
+        audience: 'knredis-ingest',
+        allowedSubjects: [sender],
+        cacheTtlMs: 0,
+        cacheSize: 1,
       }),
-    );
-    server = await listen(app, 0);
+      queueFull: () => full,
+      onUnavailable: () => unavailable++,
+      maxBodyBytes: 4096,
+      maxEvents: 3,
+      retryAfterS: 3,
+      log: createLogger({ level: 'silent' }),
+    });
+    server = await listen(createHttpApp({}), 0, '127.0.0.1', new Map([['POST /', ingest]]));
   });
   after(() => server.close());
   beforeEach(() => {
@@ -69,6 +68,7 @@ describe('ingest router', () => {
     failing = false;
     full = false;
     apiDown = false;
+    unavailable = 0;
   });
 
   type Sent = { headers: Record<string, unknown>; body: unknown };
@@ -227,6 +227,47 @@ describe('ingest router', () => {
     const res = await post(HTTP.binary(ceOf(cluster)));
     expect(res.status).to.equal(503);
     expect(await res.json()).to.have.property('error', 'queue-full');
+  });
+
+  it('tells of every 503 it answers (a resync is owed for it) and of nothing else', async () => {
+    failing = true;
+    expect((await post(HTTP.binary(ceOf(cluster)))).status).to.equal(503);
+    full = true;
+    expect((await post(HTTP.binary(ceOf(cluster)))).status).to.equal(503);
+    expect(unavailable).to.equal(2);
+    failing = full = false;
+    expect((await post(HTTP.binary(ceOf(cluster)))).status).to.equal(202);
+    expect((await post(HTTP.binary(ceOf(stranger)))).status).to.equal(400);
+    expect(unavailable).to.equal(2);
+  });
+
+  it('answers 413 and queues nothing when a body of no stated length grows past the limit', async () => {
+    const { headers } = HTTP.binary(ceOf(cluster));
+    const chunks = [JSON.stringify(cluster).slice(0, -1), ',"padding":"', 'x'.repeat(5_000), '"}'];
+    const body = new ReadableStream({
+      pull(controller) {
+        const chunk = chunks.shift();
+        if (chunk === undefined) controller.close();
+        else controller.enqueue(new TextEncoder().encode(chunk));
+      },
+    });
+    const res = await fetch(server.url + '/', {
+      method: 'POST',
+      headers: { ...(headers as Record<string, string>), authorization: 'Bearer good' },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    expect(res.status).to.equal(413);
+    expect(await res.json()).to.have.property('error', 'too-large');
+    expect(queued).to.deep.equal([]);
+  });
+
+  it('answers 415 and queues nothing for a compressed body', async () => {
+    const message = HTTP.binary(ceOf(cluster));
+    const res = await post({ headers: { ...message.headers, 'content-encoding': 'gzip' }, body: message.body });
+    expect(res.status).to.equal(415);
+    expect(((await res.json()) as { reason: string }).reason).to.match(/content-encoding gzip is not accepted/);
+    expect(queued).to.deep.equal([]);
   });
 
   it('answers the health probes', async () => {
