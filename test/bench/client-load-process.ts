@@ -13,6 +13,8 @@ export interface LoadSpec {
   readonly prefix: string;
   readonly keys: number;
   readonly workers: number;
+  /** Size of every value (bulkLoad's too); 0: short values. */
+  readonly valueBytes?: number;
 }
 
 export interface PhaseReport extends LatencySummary {
@@ -105,7 +107,9 @@ export class ClientLoadProcess {
 async function runChild(spec: LoadSpec): Promise<void> {
   const phases: PhaseReport[] = [];
   let current = { name: 'warm-up', started: performance.now(), histogram: new LatencyHistogram(), ops: 0, errors: 0 };
-  const load = new ClientLoad(spec.seeds, spec.prefix, spec.keys, undefined, (ms) => current.histogram.record(ms));
+  const load = new ClientLoad(spec.seeds, spec.prefix, spec.keys, undefined, (ms) =>
+    current.histogram.record(ms),
+  ).padValuesTo(spec.valueBytes ?? 0);
   const close = () => {
     const now = load.counts();
     phases.push({

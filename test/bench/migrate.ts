@@ -1,4 +1,4 @@
-// `npm run bench -- migrate [--keys N] [--runners knredis,redis-cli,redis-cli-1000] [--knredis-only]
+// `npm run bench -- migrate [--keys N] [--value-bytes N] [--runners knredis,redis-cli,redis-cli-1000] [--knredis-only]
 //   [--workers N] [--baseline-s N] [--batch-keys N] [--migrate-depth N] [--chunk-slots N] [--parallel-moves N] [--busy-percent N]`:
 // the same data (default 1,000,000 keys) moved from 3 to 6 masters by knredis' rebalance and by
 // `redis-cli --cluster rebalance --cluster-use-empty-masters` (default pipeline, then
@@ -21,6 +21,7 @@ type Runner = 'knredis' | 'redis-cli' | 'redis-cli --cluster-pipeline 1000';
 
 interface Settings {
   keys: number;
+  valueBytes: number;
   workers: number;
   baselineMs: number;
   migrate: MigrateOptions;
@@ -45,12 +46,13 @@ async function runOnce(runner: Runner, suite: number, s: Settings): Promise<Run>
     const desired = harness.desired(6, 0);
     // Join the empty masters, stop before any slot moves.
     await converge(pool, desired, { until: (p) => p.steps.some((step) => step.kind === 'migrate') });
-    await bulkLoad(await observe(desired.pods, pool), 'bench', s.keys);
+    await bulkLoad(await observe(desired.pods, pool), 'bench', s.keys, undefined, undefined, s.valueBytes);
     load = await ClientLoadProcess.start({
       seeds: [harness.pods[0]!.placement.address],
       prefix: 'bench',
       keys: s.keys,
       workers: s.workers,
+      valueBytes: s.valueBytes,
     });
     await sleep(1000); // connected, slots map loaded
     load.phase('baseline');
@@ -108,6 +110,7 @@ export default async function migrate(args: string[]): Promise<BenchResult> {
   };
   const s: Settings = {
     keys: flag(args, '--keys') ?? 1_000_000,
+    valueBytes: flag(args, '--value-bytes') ?? 0,
     workers: flag(args, '--workers') ?? 2,
     baselineMs: (flag(args, '--baseline-s') ?? 5) * 1000,
     migrate: Object.fromEntries(Object.entries(knobs).filter(([, v]) => v !== undefined)),
@@ -137,7 +140,7 @@ export default async function migrate(args: string[]): Promise<BenchResult> {
   return {
     tables: [
       {
-        title: `3 -> 6 masters, ${s.keys} keys; knredis: ${knobText}; ioredis Cluster client in its own process (${s.workers} workers), latency per command; shared 2-core machine`,
+        title: `3 -> 6 masters, ${s.keys} keys${s.valueBytes ? ` of ${s.valueBytes} bytes` : ''}; knredis: ${knobText}; ioredis Cluster client in its own process (${s.workers} workers), latency per command; shared 2-core machine`,
         columns: [
           'rebalance by',
           'elapsed s',
@@ -173,6 +176,7 @@ export default async function migrate(args: string[]): Promise<BenchResult> {
     ],
     summary: {
       keys: s.keys,
+      valueBytes: s.valueBytes,
       knobs: s.migrate,
       ...Object.fromEntries(
         runners.map((r) => {

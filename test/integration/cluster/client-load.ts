@@ -9,6 +9,10 @@ import { myselfOf, type Topology } from '../../../shared/core/cluster/topology.t
 
 export const keyName = (prefix: string, i: number) => `${prefix}:${i}`;
 
+/** A value of at least `bytes` bytes that starts with `tag` (which tells versions apart). */
+export const padded = (tag: string, bytes: number) =>
+  tag.length >= bytes ? tag : tag + '.'.repeat(bytes - tag.length);
+
 /** SETs keys prefix:0..n-1 = "v0" on the nodes that own them, pipelined. */
 export async function bulkLoad(
   topology: Topology,
@@ -16,7 +20,9 @@ export async function bulkLoad(
   n: number,
   password?: string,
   tls?: ConnectionOptions,
+  valueBytes = 0,
 ): Promise<void> {
+  const value = padded('v0', valueBytes);
   const owner = new Map<number, { ip: string; port: number }>();
   for (const v of topology.views)
     for (const r of myselfOf(v).slots) for (let s = r.start; s <= r.end; s++) owner.set(s, v.address);
@@ -42,7 +48,7 @@ export async function bulkLoad(
       try {
         for (let i = 0; i < keys.length; i += 5000) {
           const p = client.pipeline();
-          for (const k of keys.slice(i, i + 5000)) p.set(k, 'v0');
+          for (const k of keys.slice(i, i + 5000)) p.set(k, value);
           await p.exec();
         }
       } finally {
@@ -64,6 +70,7 @@ export class ClientLoad {
   private stopping = false;
   private readonly report: LoadReport = { ops: 0, errors: 0, mismatches: 0, samples: [] };
   private workers: Promise<void>[] = [];
+  private valueBytes = 0;
   readonly cluster: Cluster;
 
   /** onLatency: called with each command's latency in ms, redirects and retries included; tls: spec.tls's client side. */
@@ -93,6 +100,12 @@ export class ClientLoad {
     const redisOptions = (this.cluster.options as { redisOptions?: { password?: string } }).redisOptions;
     if (!redisOptions) throw new Error('the load was started without a password');
     redisOptions.password = password;
+  }
+
+  /** Values written (and expected of keys never written: bulkLoad's with the same size) pad to this size. */
+  padValuesTo(bytes: number): this {
+    this.valueBytes = bytes;
+    return this;
   }
 
   start(workers = 6): void {
@@ -132,17 +145,18 @@ export class ClientLoad {
           // Multi-key op on one slot: TRYAGAIN while that slot is split; ioredis retries it.
           const a = `${this.prefix}:{w${w}}:a`,
             b = `${this.prefix}:{w${w}}:b`;
-          await this.timed(() => this.cluster.mset(a, `m${version}`, b, `m${version}`));
-          this.last.set(a, `m${version}`);
-          this.last.set(b, `m${version}`);
+          const value = padded(`m${version}`, this.valueBytes);
+          await this.timed(() => this.cluster.mset(a, value, b, value));
+          this.last.set(a, value);
+          this.last.set(b, value);
         } else {
           const key = pick();
-          const value = `w${version}`;
+          const value = padded(`w${version}`, this.valueBytes);
           await this.timed(() => this.cluster.set(key, value));
           this.last.set(key, value);
           const other = pick();
           const got = await this.timed(() => this.cluster.get(other));
-          const expected = this.last.get(other) ?? 'v0';
+          const expected = this.last.get(other) ?? padded('v0', this.valueBytes);
           if (got !== expected) {
             this.report.mismatches++;
             this.fail(`GET ${other}: ${got} != ${expected}`);
@@ -167,7 +181,7 @@ export class ClientLoad {
     const check = async (keys: string[]) => {
       const values = await Promise.all(keys.map((k) => this.cluster.get(k)));
       keys.forEach((k, i) => {
-        const want = this.last.get(k) ?? 'v0';
+        const want = this.last.get(k) ?? padded('v0', this.valueBytes);
         if (values[i] !== want) wrong.push(`${k}=${values[i]} want ${want}`);
       });
     };
