@@ -31,6 +31,23 @@ export function producerConnection(target: QueueRedisTarget, commandTimeoutMs = 
   );
 }
 
+/**
+ * Resolves once the client is connected, or after timeoutMs: a fail-fast client refuses every
+ * command while it connects, so a caller that has just created one waits here for its first.
+ */
+export function whenReady(client: QueueClient, timeoutMs: number): Promise<void> {
+  if (client.status === 'ready') return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      client.off('ready', done);
+      resolve();
+    };
+    const timer = setTimeout(done, timeoutMs);
+    client.on('ready', done);
+  });
+}
+
 export function workerConnection(target: QueueRedisTarget): QueueClient {
   return quiet(connect(target, { maxRetriesPerRequest: null, retryStrategy }));
 }

@@ -131,7 +131,13 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
     const started = performance.now();
     let outcome: Outcome | undefined;
     let failure: unknown;
-    const { assertOwner } = lockOwnership(locks, keys.lock(String(job.id)), token, key);
+    const { assertOwner } = lockOwnership(
+      locks,
+      keys.lock(String(job.id)),
+      token,
+      key,
+      Math.min(2_000, settings.lockDurationMs),
+    );
     const abort = new AbortController();
     running.set(String(job.id), abort);
     try {

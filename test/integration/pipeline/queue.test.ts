@@ -18,6 +18,8 @@ import {
   type Outcome,
 } from '../../../shared/core/outcome.ts';
 import { runLog, runsKept } from '../../../shared/io/queue/run-log.ts';
+import { lockOwnership } from '../../../shared/io/queue/ownership.ts';
+import { queueKeys } from '../../../shared/io/queue/keys.ts';
 import { readRuns, recordingReconcile, overlaps } from './recording.ts';
 import { quiet, uniqueNames, until } from './harness.ts';
 import { startQueueRedis, type QueueRedisServer } from './queue-redis.ts';
@@ -346,6 +348,17 @@ for (const mode of ['single', 'cluster'] as const)
       expect(steps).to.deep.equal(['1.0', '2.0', '2.1', '2.2']);
       expect(seenFailures, 'failures counted before each run').to.deep.equal([0, 0]);
       expect(await delayedJobs()).to.deep.equal([]);
+    });
+
+    it('checks the lock through a connection made just now by waiting for it to connect (a worker started from zero)', async () => {
+      const lock = queueKeys(names).lock('1');
+      await client.set(lock, 'token-1');
+      const fresh = producerConnection(redis.target);
+      try {
+        await lockOwnership(fresh, lock, 'token-1', 'ns/a').assertOwner();
+      } finally {
+        fresh.disconnect();
+      }
     });
 
     it('aborts the signal of a run whose lock could not be renewed', async () => {
