@@ -50,6 +50,8 @@ export interface StartOptions {
   loopbackServices?: boolean;
   /** Install Knative (CRDs and both webhooks: infra/local/knative/install.ts) once up. */
   knative?: boolean;
+  /** The kubelet runs probes this many times less often than pods ask (a fleet on few cores). */
+  probePeriodScale?: number;
 }
 
 export async function startEnvironment(options: StartOptions): Promise<Environment> {
@@ -106,7 +108,11 @@ export async function startEnvironment(options: StartOptions): Promise<Environme
       return { ...(await installKnative(name, progress)), alreadyUp: true };
     }
     const { alreadyUp: _, ...state } = reserved;
-    const booted = await boot(state, nodes, progress, options.zones ?? [], options.audit ?? false);
+    const booted = await boot(state, nodes, progress, {
+      zones: options.zones ?? [],
+      audit: options.audit ?? false,
+      probePeriodScale: options.probePeriodScale ?? 1,
+    });
     return { ...(options.knative ? await installKnative(name, progress) : booted), alreadyUp: false };
   } catch (error) {
     if (reserved.alreadyUp) throw error;
@@ -132,8 +138,7 @@ async function boot(
   state: EnvState,
   nodes: number,
   progress: Progress,
-  zones: readonly string[],
-  audit: boolean,
+  { zones, audit, probePeriodScale }: { zones: readonly string[]; audit: boolean; probePeriodScale: number },
 ): Promise<EnvState> {
   const { dir, ports } = state;
   // 2: certificates and kubeconfigs.
@@ -209,6 +214,7 @@ async function boot(
             '--env-name',
             state.name,
             ...(zones.length > 0 ? ['--zones', zones.join(',')] : []),
+            ...(probePeriodScale > 1 ? ['--probe-period-scale', String(probePeriodScale)] : []),
           ],
         ],
         repoRoot,

@@ -1,12 +1,16 @@
-// `npm run bench -- fleet [--clusters 100] [--masters 3] [--replicas 1] [--rest-s 120] [--env NAME]`:
+// `npm run bench -- fleet [--clusters 100] [--masters 3] [--replicas 1] [--rest-s 120] [--env NAME]
+//   [--probe-period-scale N]`:
 // a fleet of RedisClusters created at once on the local Kubernetes, the operator as separate
 // processes (event source -> ingest -> queue -> one reconcile worker). Sampled every 5 s until
 // all are Ready in full shape: how many are Ready, the queue depth, the worker's and ingest's
 // memory, the machine's load, and the API requests per second (the API server's audit log, by
 // User-Agent). Then --rest-s at rest, with the periodic resync every 60 s: requests per minute.
 // --env NAME (or KNREDIS_BENCH_ENV) uses a running environment started with --audit and enough
-// nodes (110 pods each); otherwise one is started and stopped.
-import { readFileSync } from 'node:fs';
+// nodes (110 pods each); otherwise one is started and stopped, its kubelet running probes
+// --probe-period-scale times less often than pods ask (default 1). On one machine every pod's
+// probes share its cores: a Redis pod's readiness probe (an exec of redis-cli every 2 s) costs
+// about 9 ms of CPU here, 2.7 cores for 600 pods, which a real fleet spreads over its nodes.
+// The worker's and ingest's CPU seconds are read apart from the rest, for the operator's own cost.
 import { mkdtemp } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +23,7 @@ import type { RedisCluster } from '../../shared/core/api/v1beta1.ts';
 import { fullShape } from '../e2e/observe.ts';
 import { localEnvironment, type LocalEnvironment } from '../support/local-env.ts';
 import { AuditLog, isWatch, type AuditedRequest } from './audit-log.ts';
+import { cpuSeconds, rssMb } from './proc.ts';
 import type { BenchResult } from './table.ts';
 
 const option = (args: string[], name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
@@ -27,16 +32,6 @@ const SAMPLE_MS = 5_000;
 const RESYNC_MS = 60_000;
 /** The local kubelet's pod capacity per node (infra/local/kubelet/node-spec.ts). */
 const PODS_PER_NODE = 110;
-
-/** Resident memory of a process, in MB (0 once it is gone). */
-function rssMb(pid: number | undefined): number {
-  try {
-    const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return Math.round(Number(kb) / 1024);
-  } catch {
-    return 0;
-  }
-}
 
 /** Who made a request, from its User-Agent. */
 function requester(r: AuditedRequest): 'worker' | 'bench' | 'other' {
@@ -51,6 +46,9 @@ interface Sample {
   readonly depth: number;
   readonly workerMb: number;
   readonly frontMb: number;
+  /** CPU seconds used since the fleet was applied. */
+  readonly workerCpuS: number;
+  readonly frontCpuS: number;
   readonly load: number;
   readonly workerRps: number;
   readonly otherRps: number;
@@ -61,6 +59,7 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
   const masters = Number(option(args, '--masters') ?? 3);
   const replicas = Number(option(args, '--replicas') ?? 1);
   const restMs = Number(option(args, '--rest-s') ?? 120) * 1000;
+  const probePeriodScale = Number(option(args, '--probe-period-scale') ?? 1);
   const pods = clusters * masters * (1 + replicas);
   const reuse = option(args, '--env') ?? process.env.KNREDIS_BENCH_ENV;
   const started = reuse ? undefined : `bench-fleet-${process.pid}`;
@@ -71,6 +70,7 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
       owner: process.pid,
       audit: true,
       nodes,
+      probePeriodScale,
       progress: (m) => console.error(`local: ${m}`),
     });
   process.env.KNREDIS_TEST_ENV = reuse ?? started;
@@ -118,6 +118,8 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
         depth: await depth().catch(() => NaN),
         workerMb: rssMb(pids['worker-0']),
         frontMb: rssMb(pids.front),
+        workerCpuS: Math.round(cpuSeconds(pids['worker-0']) - cpuAtStart.worker),
+        frontCpuS: Math.round(cpuSeconds(pids.front) - cpuAtStart.front),
         load: Math.round(loadavg()[0]! * 10) / 10,
         workerRps: perS('worker'),
         otherRps: perS('other'),
@@ -126,6 +128,7 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
       console.error(JSON.stringify(s));
       return s;
     };
+    const cpuAtStart = { worker: cpuSeconds(stack.pids()['worker-0']), front: cpuSeconds(stack.pids().front) };
     await sample();
     // All at once: one kubectl apply of a List.
     await env.kubectl(['apply', '-f', '-'], {
@@ -170,6 +173,9 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
       allReady: true,
       secondsToFirstReady: firstReadyS,
       secondsToReady: allReadyS,
+      probePeriodScale: reuse ? undefined : probePeriodScale,
+      workerCpuSecondsToReady: samples.find((s) => s.s === allReadyS)!.workerCpuS,
+      ingestCpuSecondsToReady: samples.find((s) => s.s === allReadyS)!.frontCpuS,
       workerRssMb: peak((s) => s.workerMb),
       workerRssMbAtFirstReady: first.workerMb,
       ingestRssMb: peak((s) => s.frontMb),
@@ -183,11 +189,13 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
     return {
       tables: [
         {
-          title: `${clusters} RedisClusters ${masters}x${replicas} (${pods} redis-server processes) applied at once; one worker`,
+          title: `${clusters} RedisClusters ${masters}x${replicas} (${pods} redis-server processes) applied at once; one worker${reuse ? '' : `; probes every period x ${probePeriodScale}`}`,
           columns: ['what', 'value'],
           rows: [
             ['first Ready (s)', firstReadyS ?? '-'],
             ['all Ready (s)', allReadyS],
+            ['worker CPU s until all Ready', summary.workerCpuSecondsToReady],
+            ['ingest + dashboard CPU s until all Ready', summary.ingestCpuSecondsToReady],
             ['worker RSS at first Ready / peak (MB)', `${first.workerMb} / ${summary.workerRssMb}`],
             ['ingest + dashboard RSS peak (MB)', summary.ingestRssMb],
             ['queue depth peak', summary.peakQueueDepth],
@@ -199,10 +207,20 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
         },
         {
           title: 'over time (every 5 s sample, thinned)',
-          columns: ['s', 'Ready', 'queue depth', 'worker MB', 'ingest MB', 'load', 'worker req/s', 'other req/s'],
+          columns: [
+            's',
+            'Ready',
+            'queue depth',
+            'worker MB',
+            'ingest MB',
+            'worker CPU s',
+            'load',
+            'worker req/s',
+            'other req/s',
+          ],
           rows: samples
             .filter((_, i) => i % every === 0 || i === samples.length - 1)
-            .map((s) => [s.s, s.ready, s.depth, s.workerMb, s.frontMb, s.load, s.workerRps, s.otherRps]),
+            .map((s) => [s.s, s.ready, s.depth, s.workerMb, s.frontMb, s.workerCpuS, s.load, s.workerRps, s.otherRps]),
         },
       ],
       summary,

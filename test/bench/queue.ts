@@ -7,10 +7,10 @@
 //   3. latency: one event at a time on an idle queue -> event-sent to reconcile-start p50/p99
 import { CloudEvent, HTTP } from 'cloudevents';
 import { sendEvents } from './event-load-process.ts';
+import { cpuSeconds } from './proc.ts';
 import { Redis } from 'ioredis';
 import { startRedis } from '../support/redis-server.ts';
-import { execFileSync, spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
 import { freePort } from '../support/redis-server.ts';
 import { eventAttributes } from '../../shared/core/apiserver-events.ts';
 import { producerConnection } from '../../shared/io/queue/connection.ts';
@@ -50,11 +50,7 @@ async function startIngest(env: Record<string, string>) {
   );
   return {
     url,
-    /** CPU seconds the process has used (user + system), from /proc. */
-    cpuSeconds: async () => {
-      const fields = (await readFile(`/proc/${child.pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
-      return (Number(fields[11]) + Number(fields[12])) / clockTicks;
-    },
+    pid: child.pid,
     stop: () =>
       new Promise<void>((resolve) => {
         child.once('exit', () => resolve());
@@ -62,8 +58,6 @@ async function startIngest(env: Record<string, string>) {
       }),
   };
 }
-
-const clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
 
 /** Issue 13's targets, printed beside the figures. */
 const targets = { ingestEventsPerSecond: 5_000, eventToRunP99Ms: 20 };
@@ -99,9 +93,9 @@ export default async function bench(args: string[]): Promise<BenchResult> {
   };
   // One round: `events` events over `keys` keys, 64 in flight, from a process of its own.
   const round = async (label: string, keys: number) => {
-    const cpuBefore = await server.cpuSeconds();
+    const cpuBefore = cpuSeconds(server.pid);
     const report = await sendEvents({ url: server.url, events, keys, inFlight: 64, round: label });
-    const cpu = (await server.cpuSeconds()) - cpuBefore;
+    const cpu = cpuSeconds(server.pid) - cpuBefore;
     if (report.refused > 0) throw new Error(`ingest refused ${report.refused} of ${events} events`);
     return { perSecond: Math.round(events / report.seconds), cpuUsPerEvent: Math.round((cpu * 1e6) / events) };
   };

@@ -2,6 +2,8 @@
 //   --kubeconfig <path> --state-dir <dir> --nodes <N> --pod-ip-prefix 127.X --control-port <port>
 //   [--heartbeat-ms 1000] [--backoff-base-ms 1000] [--backoff-cap-ms 10000] [--log-level info]
 //   [--env-name local] (tags its partition rules) [--zones zone-a,zone-a,zone-b] (node i's zone)
+//   [--probe-period-scale 1] (every probe runs that many times less often than its pod asks:
+//   a fleet of pods on a few cores; a real node runs its own pods' probes on its own CPUs)
 import { parsePrefix } from './ip-allocation.ts';
 
 export interface KubeletSettings {
@@ -17,10 +19,12 @@ export interface KubeletSettings {
   readonly envName: string;
   /** Zone of node i (label topology.kubernetes.io/zone); nodes past the list go round-robin. */
   readonly zones: readonly string[];
+  /** Probes run every periodSeconds x this (1: as the pod asks). */
+  readonly probePeriodScale: number;
 }
 
 export const usage =
-  'usage: kubelet --kubeconfig <path> --state-dir <dir> --nodes <N> --pod-ip-prefix 127.X --control-port <port> [--heartbeat-ms 1000] [--backoff-base-ms 1000] [--backoff-cap-ms 10000] [--log-level info] [--env-name local] [--zones a,b,...]';
+  'usage: kubelet --kubeconfig <path> --state-dir <dir> --nodes <N> --pod-ip-prefix 127.X --control-port <port> [--heartbeat-ms 1000] [--backoff-base-ms 1000] [--backoff-cap-ms 10000] [--log-level info] [--env-name local] [--zones a,b,...] [--probe-period-scale 1]';
 
 export function parseArgs(argv: readonly string[]): KubeletSettings {
   const values = new Map<string, string>();
@@ -44,6 +48,7 @@ export function parseArgs(argv: readonly string[]): KubeletSettings {
     'log-level',
     'env-name',
     'zones',
+    'probe-period-scale',
   ];
   for (const flag of values.keys()) if (!known.includes(flag)) throw new Error(`unknown flag --${flag}; ${usage}`);
   const required = (flag: string) => {
@@ -70,5 +75,6 @@ export function parseArgs(argv: readonly string[]): KubeletSettings {
     logLevel: values.get('log-level') ?? 'info',
     envName: values.get('env-name') ?? 'local',
     zones: Object.freeze((values.get('zones') ?? '').split(',').filter(Boolean)),
+    probePeriodScale: int('probe-period-scale', 1, 1, 60),
   });
 }

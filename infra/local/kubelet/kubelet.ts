@@ -44,6 +44,7 @@ export async function startKubelet(settings: KubeletSettings, log: Logger): Prom
     allocator: new IpAllocator(settings.podIpPrefix, stateDir),
     backoff: { baseMs: settings.backoffBaseMs, capMs: settings.backoffCapMs },
     binaries,
+    probePeriodScale: settings.probePeriodScale,
   });
   const agent = new NodeAgent(clients, log, nodes, {
     heartbeatMs: settings.heartbeatMs,

@@ -17,6 +17,7 @@ export interface PodManagerOptions {
   readonly allocator: IpAllocator;
   readonly backoff: BackoffSettings;
   readonly binaries: WorkerDeps['binaries'];
+  readonly probePeriodScale: number;
 }
 
 export interface PodInfo {
@@ -119,6 +120,7 @@ export class PodManager {
         hostIP,
         backoff: this.options.backoff,
         binaries: this.options.binaries,
+        probePeriodScale: this.options.probePeriodScale,
         allocate: (id) => this.options.allocator.allocate(id),
         release: (id) => this.options.allocator.release(id),
         onFinished: () => this.forget(uid),

@@ -9,6 +9,7 @@ import type { Logger } from '../../../shared/io/log.ts';
 import { ContainerRunner } from './container-runner.ts';
 import { referencedSources, resolveEnv } from './env.ts';
 import { describe, isNotFound, strategicMerge, type KubeClients } from './kube.ts';
+import { scaleProbePeriods } from './probes.ts';
 import { planProcess, podRedisArgs } from './process-plan.ts';
 import type { BackoffSettings } from './restart-policy.ts';
 import { computeStatus, statusSignature } from './status.ts';
@@ -22,6 +23,8 @@ export interface WorkerDeps {
   readonly backoff: BackoffSettings;
   /** Absolute paths of the host's redis-server and redis-cli, for the pod's shims. */
   readonly binaries: { redisServer: string; redisCli: string };
+  /** Probes run every periodSeconds x this (cli-args.ts). */
+  readonly probePeriodScale: number;
   readonly allocate: (uid: string) => string;
   readonly release: (uid: string) => void;
   /** Called once the worker has nothing left to do (pod gone and cleaned up). */
@@ -64,7 +67,7 @@ export class PodWorker {
     this.startTime = pod.status?.startTime ? new Date(pod.status.startTime).getTime() : Date.now();
     const restartPolicy = pod.spec?.restartPolicy ?? 'Always';
     const runner = (c: V1Container, isInit: boolean) =>
-      new ContainerRunner(c, isInit, {
+      new ContainerRunner(scaleProbePeriods(c, deps.probePeriodScale), isInit, {
         log: this.log,
         restartPolicy,
         backoff: deps.backoff,

@@ -73,6 +73,17 @@ export class Prober {
   }
 }
 
+/** The container with each probe's period multiplied by `scale` (pure; scale 1: itself). */
+export function scaleProbePeriods(container: V1Container, scale: number): V1Container {
+  if (scale === 1) return container;
+  const copy = { ...container };
+  for (const kind of ['readinessProbe', 'livenessProbe', 'startupProbe'] as const) {
+    const probe = container[kind];
+    if (probe) copy[kind] = { ...probe, periodSeconds: (probe.periodSeconds ?? 10) * scale };
+  }
+  return copy;
+}
+
 export interface ProbeCounts {
   successes: number;
   failures: number;

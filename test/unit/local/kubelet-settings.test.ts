@@ -31,6 +31,7 @@ describe('infra/local/kubelet/cli-args', function () {
       logLevel: 'info',
       envName: 'local',
       zones: [],
+      probePeriodScale: 1,
     });
     expect(parseArgs([...base, '--heartbeat-ms=500']).heartbeatMs).to.equal(500);
   });
@@ -45,6 +46,7 @@ describe('infra/local/kubelet/cli-args', function () {
     [[...base, '--nodes', 'three'], /--nodes must be an integer/],
     [[...base, '--pod-ip-prefix', '10.0'], /127\.X/],
     [[...base, '--bogus', '1'], /unknown flag --bogus/],
+    [[...base, '--probe-period-scale', '0'], /--probe-period-scale must be an integer in 1\.\.60/],
     [[...base, 'stray'], /unexpected argument "stray"/],
   ];
   for (const [argv, error] of bad) {
