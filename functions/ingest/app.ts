@@ -3,6 +3,8 @@
 //   202 { keys }            every event mapped and its key queued
 //   401 { error, reason }   no bearer token, or not a valid one (checked before the body is read)
 //   403 { error, reason }   a valid token of a subject that may not send events
+//   429 { error, reason }   an unknown token while its review is rate-limited (a flood of
+//                           them), with Retry-After; the API server was not asked
 //   400 { error, reason }   not a valid CloudEvent, unsupported type, or unrelated object;
 //                           nothing queued (for a batch: nothing of the batch)
 //   413 { error, reason }   body larger than the limit, or more events than maxEvents
@@ -64,7 +66,8 @@ export function ingestHandler(options: IngestOptions): RequestListener {
     if (!decision.ok) {
       // The reason names the subject at most, never the token.
       log.warn({ status: decision.status, reason: decision.reason, from: req.socket.remoteAddress }, 'event refused');
-      return new Reply(decision.status, decision.error, decision.reason);
+      const { status, error, reason, retryAfterS } = decision;
+      return new Reply(status, error, reason, retryAfterS ? { 'Retry-After': String(retryAfterS) } : {});
     }
     const body = await readBody(req, options.maxBodyBytes);
     if (body instanceof Reply) return body;
