@@ -19,6 +19,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { Logger } from '../../shared/io/log.ts';
 import { outsideWatchNamespace } from './namespace-scope.ts';
 import { InvalidEventError, parseEvents, TooManyEventsError } from './parse-events.ts';
+import { refusalLog } from './refusal-log.ts';
 import type { CheckSender } from './sender-auth.ts';
 import { toKeys, type OwnerLookup } from './to-keys.ts';
 
@@ -40,6 +41,9 @@ export interface IngestOptions {
   readonly watchNamespace?: string;
 }
 
+/** A flood of refused senders is summed up in one log line this often (./refusal-log.ts). */
+const REFUSAL_LOG_EVERY_MS = 10_000;
+
 /** A reply already decided: its status, its `{ error, reason }` and its extra headers. */
 class Reply {
   constructor(
@@ -54,6 +58,7 @@ export function ingestHandler(options: IngestOptions): RequestListener {
   const { enqueue, lookup, log } = options;
   const retryLater = { 'Retry-After': String(options.retryAfterS) };
   const unavailable = (error: string, reason: string) => new Reply(503, error, reason, retryLater);
+  const refusals = refusalLog(log, REFUSAL_LOG_EVERY_MS);
 
   async function accept(req: IncomingMessage): Promise<{ keys: string[] } | Reply> {
     let decision;
@@ -64,9 +69,9 @@ export function ingestHandler(options: IngestOptions): RequestListener {
       return unavailable('auth-unavailable', 'the sender could not be authenticated; retry later');
     }
     if (!decision.ok) {
-      // The reason names the subject at most, never the token.
-      log.warn({ status: decision.status, reason: decision.reason, from: req.socket.remoteAddress }, 'event refused');
       const { status, error, reason, retryAfterS } = decision;
+      // The reason names the subject at most, never the token.
+      refusals.refused(`${status} ${error}`, { status, reason, from: req.socket.remoteAddress });
       return new Reply(status, error, reason, retryAfterS ? { 'Retry-After': String(retryAfterS) } : {});
     }
     const body = await readBody(req, options.maxBodyBytes);
