@@ -29,7 +29,11 @@ export const start: StartFunction = async ({ config, log, serveDirect, registry,
   const auth = config.ingest.auth;
   const checkSender = auth.mode === 'none' ? anySender : tokenReviewSender({ ...auth, review });
   if (auth.mode === 'none') log.warn('INGEST_AUTH=none: ingest accepts events from anyone');
-  else log.info({ audience: auth.audience, allowedSubjects: auth.allowedSubjects }, 'ingest authenticates senders');
+  else
+    log.info(
+      { audience: auth.audience, allowedSubjects: auth.allowedSubjects, reviewLimit: auth.reviewLimit },
+      'ingest authenticates senders',
+    );
   const pressure = watchQueuePressure({
     redis,
     highWater: config.ingest.queueHighWater,
