@@ -79,9 +79,14 @@ export type IngestAuth =
       readonly allowedSubjects: readonly string[];
       readonly cacheTtlMs: number;
       readonly cacheSize: number;
+      /** Reviews of tokens not in the cache, a flood's cost to the API server: beyond, 429. */
+      readonly reviewLimit: { readonly ratePerS: number; readonly burst: number };
     };
 
 export const INGEST_AUDIENCE = 'knredis-ingest';
+/** Token reviews of unknown tokens: the senders (3 by default) and their restarts at once, then
+ * one a second, what a flood of forged tokens costs the API server (per ingest process). */
+export const DEFAULT_REVIEW_LIMIT = Object.freeze({ ratePerS: 1, burst: 10 });
 export const DEFAULT_TOKEN_FILE = '/var/run/secrets/knredis/ingest/token';
 
 /** The senders of events in both runtimes: knredis' event source, and the OIDC ServiceAccounts
@@ -139,6 +144,11 @@ export function readConfig(env: Env, readFile: (path: string) => string = (p) =>
     if (!Number.isFinite(value)) problems.push(`${name} must be a number, got "${raw}"`);
     return value;
   };
+  const positive = (name: string, fallback: number): number => {
+    const value = num(name, fallback);
+    if (!(value > 0)) problems.push(`${name} must be a number > 0, got "${env[name]}"`);
+    return value;
+  };
   const url = (name: string, protocols: string[]): string | undefined => {
     const raw = env[name];
     if (!raw) return undefined;
@@ -186,6 +196,10 @@ export function readConfig(env: Env, readFile: (path: string) => string = (p) =>
                 list(env.INGEST_ALLOWED_SUBJECTS) ?? defaultSenders(env.POD_NAMESPACE || 'knredis-system'),
               cacheTtlMs: int('INGEST_AUTH_CACHE_MS', 60_000, 0),
               cacheSize: int('INGEST_AUTH_CACHE_SIZE', 1_000, 1),
+              reviewLimit: {
+                ratePerS: positive('INGEST_AUTH_REVIEW_RATE', DEFAULT_REVIEW_LIMIT.ratePerS),
+                burst: int('INGEST_AUTH_REVIEW_BURST', DEFAULT_REVIEW_LIMIT.burst, 1),
+              },
             },
       queueHighWater: share('INGEST_QUEUE_HIGH_WATER', 0.8),
       queueCheckMs: int('INGEST_QUEUE_CHECK_MS', 1_000, 10),

@@ -3,6 +3,8 @@
 //   202 { keys }            every event mapped and its key queued
 //   401 { error, reason }   no bearer token, or not a valid one (checked before the body is read)
 //   403 { error, reason }   a valid token of a subject that may not send events
+//   429 { error, reason }   an unknown token while its review is rate-limited (a flood of
+//                           them), with Retry-After; the API server was not asked
 //   400 { error, reason }   not a valid CloudEvent, unsupported type, or unrelated object;
 //                           nothing queued (for a batch: nothing of the batch)
 //   413 { error, reason }   body larger than the limit, or more events than maxEvents
@@ -17,6 +19,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { Logger } from '../../shared/io/log.ts';
 import { outsideWatchNamespace } from './namespace-scope.ts';
 import { InvalidEventError, parseEvents, TooManyEventsError } from './parse-events.ts';
+import { refusalLog } from './refusal-log.ts';
 import type { CheckSender } from './sender-auth.ts';
 import { toKeys, type OwnerLookup } from './to-keys.ts';
 
@@ -38,6 +41,9 @@ export interface IngestOptions {
   readonly watchNamespace?: string;
 }
 
+/** A flood of refused senders is summed up in one log line this often (./refusal-log.ts). */
+const REFUSAL_LOG_EVERY_MS = 10_000;
+
 /** A reply already decided: its status, its `{ error, reason }` and its extra headers. */
 class Reply {
   constructor(
@@ -52,6 +58,7 @@ export function ingestHandler(options: IngestOptions): RequestListener {
   const { enqueue, lookup, log } = options;
   const retryLater = { 'Retry-After': String(options.retryAfterS) };
   const unavailable = (error: string, reason: string) => new Reply(503, error, reason, retryLater);
+  const refusals = refusalLog(log, REFUSAL_LOG_EVERY_MS);
 
   async function accept(req: IncomingMessage): Promise<{ keys: string[] } | Reply> {
     let decision;
@@ -62,9 +69,10 @@ export function ingestHandler(options: IngestOptions): RequestListener {
       return unavailable('auth-unavailable', 'the sender could not be authenticated; retry later');
     }
     if (!decision.ok) {
+      const { status, error, reason, retryAfterS } = decision;
       // The reason names the subject at most, never the token.
-      log.warn({ status: decision.status, reason: decision.reason, from: req.socket.remoteAddress }, 'event refused');
-      return new Reply(decision.status, decision.error, decision.reason);
+      refusals.refused(`${status} ${error}`, { status, reason, from: req.socket.remoteAddress });
+      return new Reply(status, error, reason, retryAfterS ? { 'Retry-After': String(retryAfterS) } : {});
     }
     const body = await readBody(req, options.maxBodyBytes);
     if (body instanceof Reply) return body;

@@ -1,11 +1,12 @@
 // Wiring of the ingest function: the sender check (TokenReview, ./sender-auth.ts), the queue
 // producer (fail-fast Redis connection) and its memory watch (./queue-pressure.ts), the owner
-// lookup for reference-mode events, the resync owed after refused events (./owed-resync.ts),
-// and the router on the shared HTTP app.
+// lookup for reference-mode events, the resync owed after refused events or a change of the
+// queue's master (./owed-resync.ts), and the router on the shared HTTP app.
 import type { StartFunction } from '../function-context.ts';
 import { QUEUE_REDIS_VARIABLES, required } from '../start-config.ts';
 import { queueMetrics } from '../../shared/io/metrics.ts';
 import { producerConnection } from '../../shared/io/queue/connection.ts';
+import { onMasterChange } from '../../shared/io/queue/master-change.ts';
 import { createReconcileQueue } from '../../shared/io/queue/reconcile-queue.ts';
 import { ingestHandler } from './app.ts';
 import { lazyKube } from './lazy-lookup.ts';
@@ -28,7 +29,11 @@ export const start: StartFunction = async ({ config, log, serveDirect, registry,
   const auth = config.ingest.auth;
   const checkSender = auth.mode === 'none' ? anySender : tokenReviewSender({ ...auth, review });
   if (auth.mode === 'none') log.warn('INGEST_AUTH=none: ingest accepts events from anyone');
-  else log.info({ audience: auth.audience, allowedSubjects: auth.allowedSubjects }, 'ingest authenticates senders');
+  else
+    log.info(
+      { audience: auth.audience, allowedSubjects: auth.allowedSubjects, reviewLimit: auth.reviewLimit },
+      'ingest authenticates senders',
+    );
   const pressure = watchQueuePressure({
     redis,
     highWater: config.ingest.queueHighWater,
@@ -42,6 +47,11 @@ export const start: StartFunction = async ({ config, log, serveDirect, registry,
     },
     everyMs: 1_000,
     log,
+  });
+  // A failover can lose adds the old master acknowledged (202 sent): owe a resync for them.
+  const stopWatchingMaster = onMasterChange(redis, () => {
+    log.warn("the queue's Redis changed master: a resync is owed for adds it may have lost");
+    owed.owe();
   });
   serveDirect(
     'POST /',
@@ -61,6 +71,7 @@ export const start: StartFunction = async ({ config, log, serveDirect, registry,
   addProbe({ name: 'queue-redis', check: () => queue.ping().then(() => true) });
   return {
     close: () => {
+      stopWatchingMaster();
       owed.stop();
       pressure.stop();
       return queue.close();

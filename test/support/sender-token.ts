@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { keepTokenFile } from '../../infra/local/sender-token.ts';
 import { tokenReviewSender, type CheckSender } from '../../functions/ingest/sender-auth.ts';
 import { kubeTokenReview } from '../../functions/ingest/token-review.ts';
-import { defaultSenders, INGEST_AUDIENCE } from '../../functions/start-config.ts';
+import { DEFAULT_REVIEW_LIMIT, defaultSenders, INGEST_AUDIENCE } from '../../functions/start-config.ts';
 import type { LocalEnvironment } from './local-env.ts';
 
 export interface SenderToken {
@@ -36,5 +36,6 @@ export function realSenderCheck(env: LocalEnvironment): CheckSender {
     allowedSubjects: defaultSenders('knredis-system'),
     cacheTtlMs: 60_000,
     cacheSize: 100,
+    reviewLimit: DEFAULT_REVIEW_LIMIT,
   });
 }

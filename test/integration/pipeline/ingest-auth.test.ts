@@ -1,6 +1,7 @@
 // Ingest accepts events only from its senders: the real ingest function, its tokens reviewed
 // by the real local API server (TokenReview), tokens from the TokenRequest API. A forged or
-// unauthenticated event is refused and nothing of it is queued.
+// unauthenticated event is refused and nothing of it is queued; a flood of unknown tokens
+// costs the API server no more than the review limit.
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
@@ -49,6 +50,8 @@ describe('ingest authenticates its senders with TokenReview', function () {
         REDIS_URL: redis.url,
         QUEUE_PREFIX: names.prefix,
         QUEUE_NAME: names.queue,
+        // The bucket does not refill during the suite: what the flood may cost is the burst.
+        INGEST_AUTH_REVIEW_RATE: '0.001',
       }),
       createLogger({ level: 'info', destination }),
     );
@@ -98,4 +101,31 @@ describe('ingest authenticates its senders with TokenReview', function () {
       expect(logLines.join('')).to.contain('event refused');
       for (const t of Object.values(tokens)) expect(logLines.join('')).to.not.contain(t.split('.')[2]);
     });
+
+  it("answers 429 to a flood of unknown tokens beyond the review burst, without asking the API server, and still accepts the sender's events", async () => {
+    const before = await tokenReviews();
+    const statuses: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const res = await post(`flood-${i}`, `${tokens.forged}${i}`);
+      statuses.push(res.status);
+      if (res.status === 429) expect(Number(res.headers.get('retry-after'))).to.be.at.least(1);
+    }
+    const reviewed = statuses.filter((s) => s === 401).length;
+    expect(statuses, 'some reviewed (the burst left), then 429').to.deep.equal([
+      ...Array<number>(reviewed).fill(401),
+      ...Array<number>(20 - reviewed).fill(429),
+    ]);
+    expect(reviewed).to.be.below(10);
+    expect((await tokenReviews()) - before, 'TokenReviews the API server answered').to.equal(reviewed);
+    expect((await post('after-flood', tokens.sender)).status).to.equal(202);
+  });
+
+  /** TokenReviews the API server answered so far (its apiserver_request_total). */
+  async function tokenReviews(): Promise<number> {
+    const metrics = await env.kubectl(['get', '--raw', '/metrics']);
+    return metrics
+      .split('\n')
+      .filter((line) => line.startsWith('apiserver_request_total{') && line.includes('resource="tokenreviews"'))
+      .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+  }
 });

@@ -32,9 +32,22 @@ describe('ingest router', () => {
   let failing: boolean | 'oom';
   let full: boolean;
   let apiDown: boolean;
+  let reviewsLimited: boolean;
   let unavailable: number;
 
   before(async () => {
+    const realCheck = tokenReviewSender({
+      review: async (token) => {
+        if (apiDown) throw new Error('connect ECONNREFUSED');
+        return reviews[token] ?? { authenticated: false };
+      },
+      audience: 'knredis-ingest',
+      allowedSubjects: [sender],
+      cacheTtlMs: 0,
+      cacheSize: 1,
+      // Every request is reviewed here (no cache); the limit is sender-auth.test.ts' subject.
+      reviewLimit: { ratePerS: 1, burst: 1_000 },
+    });
     const ingest = ingestHandler({
       enqueue: async (key) => {
         if (failing)
@@ -43,16 +56,11 @@ describe('ingest router', () => {
           );
         queued.push(key);
       },
-      checkSender: tokenReviewSender({
-        review: async (token) => {
-          if (apiDown) throw new Error('connect ECONNREFUSED');
-          return reviews[token] ?? { authenticated: false };
-        },
-        audience: 'knredis-ingest',
-        allowedSubjects: [sender],
-        cacheTtlMs: 0,
-        cacheSize: 1,
-      }),
+      // The review limit's decision as sender-auth.ts makes it (sender-auth.test.ts tests when).
+      checkSender: (authorization) =>
+        reviewsLimited
+          ? Promise.resolve({ ok: false, status: 429, error: 'too-many-reviews', reason: 'later', retryAfterS: 4 })
+          : realCheck(authorization),
       queueFull: () => full,
       onUnavailable: () => unavailable++,
       maxBodyBytes: 4096,
@@ -68,6 +76,7 @@ describe('ingest router', () => {
     failing = false;
     full = false;
     apiDown = false;
+    reviewsLimited = false;
     unavailable = 0;
   });
 
@@ -239,6 +248,16 @@ describe('ingest router', () => {
     expect((await post(HTTP.binary(ceOf(cluster)))).status).to.equal(202);
     expect((await post(HTTP.binary(ceOf(stranger)))).status).to.equal(400);
     expect(unavailable).to.equal(2);
+  });
+
+  it('answers 429 with the Retry-After of the review limit, and owes no resync for it', async () => {
+    reviewsLimited = true;
+    const res = await post(HTTP.binary(ceOf(cluster)));
+    expect(res.status).to.equal(429);
+    expect(res.headers.get('retry-after')).to.equal('4');
+    expect(await res.json()).to.deep.include({ error: 'too-many-reviews' });
+    expect(queued).to.deep.equal([]);
+    expect(unavailable).to.equal(0);
   });
 
   it('answers 413 and queues nothing when a body of no stated length grows past the limit', async () => {

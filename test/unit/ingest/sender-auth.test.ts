@@ -1,12 +1,18 @@
 import { expect } from 'chai';
-import { bearerToken, tokenReviewSender, type Review } from '../../../functions/ingest/sender-auth.ts';
+import {
+  bearerToken,
+  tokenReviewSender,
+  type Review,
+  type CheckSender,
+  type SenderAuthOptions,
+} from '../../../functions/ingest/sender-auth.ts';
 
 const subject = 'system:serviceaccount:knredis-system:knredis-event-source';
 const jwt = (claims: object) =>
   ['{"alg":"RS256"}', JSON.stringify(claims), 'sig'].map((p) => Buffer.from(p).toString('base64url')).join('.');
 
 /** A sender check over a table of tokens, counting the reviews it asks for, on a clock the test moves. */
-function aSenderCheck(answers: Record<string, Review>, options: { cacheTtlMs?: number; cacheSize?: number } = {}) {
+function aSenderCheck(answers: Record<string, Review>, options: Partial<SenderAuthOptions> = {}) {
   const asked: string[] = [];
   const clock = { now: 1_000_000 };
   const check = tokenReviewSender({
@@ -16,9 +22,11 @@ function aSenderCheck(answers: Record<string, Review>, options: { cacheTtlMs?: n
     },
     audience: 'knredis-ingest',
     allowedSubjects: [subject],
-    cacheTtlMs: options.cacheTtlMs ?? 60_000,
-    cacheSize: options.cacheSize ?? 10,
+    cacheTtlMs: 60_000,
+    cacheSize: 10,
+    reviewLimit: { ratePerS: 1, burst: 100 },
     now: () => clock.now,
+    ...options,
   });
   return { check, asked, clock };
 }
@@ -85,5 +93,75 @@ describe('ingest/sender-auth', () => {
     for (let i = 0; i < 2; i++)
       expect(await check('Bearer w')).to.deep.include({ ok: false, status: 403, error: 'forbidden' });
     expect(asked).to.deep.equal(['w']);
+  });
+  describe('under a flood of unknown tokens', () => {
+    const reviewLimit = { ratePerS: 0.5, burst: 3 };
+    /** Unknown tokens until the bucket is empty (each refused without a review). */
+    const flood = async (check: CheckSender, count = 5) => {
+      const answers = [];
+      for (let i = 0; i < count; i++) answers.push(await check(`Bearer forged-${i}`));
+      return answers.map((a) => (a.ok ? 200 : a.status));
+    };
+
+    it('reviews a burst of them, then answers 429 with Retry-After without asking the API server', async () => {
+      const { check, asked, clock } = aSenderCheck({}, { reviewLimit });
+      expect(await flood(check)).to.deep.equal([401, 401, 401, 429, 429]);
+      expect(asked).to.have.length(3);
+      expect(await check('Bearer more')).to.deep.include({ status: 429, error: 'too-many-reviews', retryAfterS: 2 });
+      clock.now += 2_000; // one token more at 0.5 a second
+      expect(await flood(check, 2)).to.deep.equal([401, 429]);
+      expect(asked).to.have.length(4);
+    });
+
+    it("serves the sender's cached review without the bucket", async () => {
+      const { check, asked } = aSenderCheck({ t: valid() }, { reviewLimit });
+      await check('Bearer t');
+      await flood(check);
+      expect(await check('Bearer t')).to.deep.equal({ ok: true, subject });
+      expect(asked.filter((t) => t === 't')).to.have.length(1);
+    });
+
+    it("re-reviews the sender's expired entry ahead of the flood", async () => {
+      const { check, asked, clock } = aSenderCheck({ t: valid() }, { reviewLimit });
+      await check('Bearer t');
+      clock.now += 60_000;
+      expect(await flood(check)).to.include(429);
+      expect(await check('Bearer t')).to.deep.equal({ ok: true, subject });
+      expect(asked.filter((t) => t === 't')).to.have.length(2);
+    });
+
+    const noLane: [string, Record<string, Review>, string, number][] = [
+      ['a subject not allowed', { w: valid('system:serviceaccount:default:web') }, 'w', 60_000],
+      ['a token past its exp claim', { [jwt({ exp: 1_010 })]: valid() }, jwt({ exp: 1_010 }), 10_000],
+    ];
+    for (const [what, answers, token, later] of noLane)
+      it(`gives no place ahead of the flood to an expired entry of ${what}`, async () => {
+        const { check, asked, clock } = aSenderCheck(answers, { reviewLimit });
+        await check(`Bearer ${token}`);
+        clock.now += later;
+        await flood(check);
+        expect(await check(`Bearer ${token}`)).to.deep.include({ status: 429 });
+        expect(asked.filter((t) => t === token)).to.have.length(1);
+      });
+
+    it('asks once for requests in flight with the same token, at the cost of one review', async () => {
+      let answer = (_: Review) => {};
+      const asked: string[] = [];
+      const { check } = aSenderCheck(
+        {},
+        {
+          review: (token) => {
+            asked.push(token);
+            return new Promise((resolve) => (answer = resolve));
+          },
+          reviewLimit: { ratePerS: 1, burst: 1 },
+        },
+      );
+      const decisions = Promise.all(Array.from({ length: 16 }, () => check('Bearer t')));
+      await new Promise((resolve) => setImmediate(resolve));
+      answer(valid());
+      expect((await decisions).every((d) => d.ok)).to.equal(true);
+      expect(asked).to.deep.equal(['t']);
+    });
   });
 });

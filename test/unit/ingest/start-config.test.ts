@@ -119,6 +119,18 @@ describe('start-config', () => {
       (c) => c.ingest.auth.mode === 'tokenreview' && c.ingest.auth.audience,
       'x',
     ],
+    [
+      'the review limit, by default',
+      {},
+      (c) => c.ingest.auth.mode === 'tokenreview' && c.ingest.auth.reviewLimit,
+      { ratePerS: 1, burst: 10 },
+    ],
+    [
+      'INGEST_AUTH_REVIEW_RATE and INGEST_AUTH_REVIEW_BURST',
+      { INGEST_AUTH_REVIEW_RATE: '0.2', INGEST_AUTH_REVIEW_BURST: '3' },
+      (c) => c.ingest.auth.mode === 'tokenreview' && c.ingest.auth.reviewLimit,
+      { ratePerS: 0.2, burst: 3 },
+    ],
     ['INGEST_MAX_EVENTS', { INGEST_MAX_EVENTS: '7' }, (c) => c.ingest.maxEvents, 7],
     ['INGEST_QUEUE_HIGH_WATER', { INGEST_QUEUE_HIGH_WATER: '0.5' }, (c) => c.ingest.queueHighWater, 0.5],
     ['EVENT_SOURCE_TOKEN_FILE=none', { EVENT_SOURCE_TOKEN_FILE: 'none' }, (c) => c.eventSource.tokenFile, undefined],
@@ -141,6 +153,8 @@ describe('start-config', () => {
     ['an unknown INGEST_AUTH', { INGEST_AUTH: 'off' }, /INGEST_AUTH must be one of tokenreview, none/],
     ['a high-water mark above 1', { INGEST_QUEUE_HIGH_WATER: '1.5' }, /INGEST_QUEUE_HIGH_WATER must be in/],
     ['INGEST_MAX_EVENTS=0', { INGEST_MAX_EVENTS: '0' }, /INGEST_MAX_EVENTS must be an integer >= 1/],
+    ['a review rate of 0', { INGEST_AUTH_REVIEW_RATE: '0' }, /INGEST_AUTH_REVIEW_RATE must be a number > 0/],
+    ['a review burst of 0', { INGEST_AUTH_REVIEW_BURST: '0' }, /INGEST_AUTH_REVIEW_BURST must be an integer >= 1/],
     ['both REDIS_PASSWORD and its file', { REDIS_PASSWORD: 'a', REDIS_PASSWORD_FILE: '/x' }, /not both/],
     [
       'a password in REDIS_URL and REDIS_PASSWORD',
