@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { binaries, binDir, localDir } from './paths.ts';
+import { binaries, binDir, exporterBinary, localDir } from './paths.ts';
 
 export type Progress = (line: string) => void;
 
@@ -18,6 +18,16 @@ export async function ensureBinaries(progress: Progress = () => {}): Promise<str
     `building the control plane with go build (first time only; this takes a long while — tens of minutes on 2 cores); binaries go to ${binDir()}`,
   );
   return runBuildScript(join(localDir, 'build-binaries.sh'), progress, haveBinaries);
+}
+
+/**
+ * redis_exporter, which the kubelet runs for the exporter sidecar's image; builds it first when
+ * missing (the first time: about 2 minutes on 2 cores).
+ */
+export async function ensureExporter(progress: Progress = () => {}): Promise<string> {
+  if (existsSync(exporterBinary())) return exporterBinary();
+  progress(`building redis_exporter with go build (first time only); it goes to ${exporterBinary()}`);
+  return runBuildScript(join(localDir, 'build-exporter.sh'), progress, existsSync);
 }
 
 /** Runs a build script that prints its output directory last and its progress on stderr. */

@@ -9,29 +9,15 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=versions.env
 source "$here/versions.env"
-cache=${KNREDIS_CACHE:-$HOME/.cache/knredis}
-root="$cache/k8s-$KUBE_VERSION-etcd-$ETCD_VERSION"
+# shellcheck source=go-build-cache.sh
+source "$here/go-build-cache.sh"
+root=$(cache_root "k8s-$KUBE_VERSION-etcd-$ETCD_VERSION")
 bin="$root/bin"
 bins=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl)
 
 have_all() { for b in "${bins[@]}"; do [ -x "$bin/$b" ] || return 1; done; }
-if have_all; then echo "$bin"; exit 0; fi
-# One build at a time per version (local:up and npm test may both ask); the second waits and
-# then finds the binaries.
-mkdir -p "$root"
-exec 9>"$root/.build.lock"
-if ! flock -n 9; then
-  printf 'build-binaries: another build of %s is running; waiting for it\n' "$root" >&2
-  flock 9
-fi
-if have_all; then echo "$bin"; exit 0; fi
-build_started=$SECONDS
-
-command -v go >/dev/null || { echo "build-binaries: go is not on PATH (Go >= 1.26 is needed)" >&2; exit 1; }
+build_once have_all "$bin"
 mkdir -p "$bin" "$root/kube" "$root/etcd"
-# Each line carries the time since the build started: one go build takes minutes and prints nothing.
-log() { printf 'build-binaries [%dm%02ds]: %s\n' $(((SECONDS - build_started) / 60)) $(((SECONDS - build_started) % 60)) "$*" >&2; }
-export GOFLAGS=-mod=mod GOTOOLCHAIN=local CGO_ENABLED=0
 
 # 1: kube. The release's go.mod replaces each staging module with ./staging/..., which is
 # not in the published module, so this module replaces each with its published v0.x.y.

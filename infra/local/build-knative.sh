@@ -10,8 +10,9 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=versions.env
 source "$here/versions.env"
-cache=${KNREDIS_CACHE:-$HOME/.cache/knredis}
-root="$cache/knative-$KNATIVE_VERSION"
+# shellcheck source=go-build-cache.sh
+source "$here/go-build-cache.sh"
+root=$(cache_root "knative-$KNATIVE_VERSION")
 bin="$root/bin"
 bins=(apiserver_receive_adapter eventing-webhook serving-webhook)
 
@@ -19,20 +20,8 @@ have_all() {
   for b in "${bins[@]}"; do [ -x "$bin/$b" ] || return 1; done
   [ -d "$root/config/eventing" ] && [ -d "$root/config/serving" ]
 }
-if have_all; then echo "$root"; exit 0; fi
-mkdir -p "$root"
-exec 9>"$root/.build.lock"
-if ! flock -n 9; then
-  printf 'build-knative: another build of %s is running; waiting for it\n' "$root" >&2
-  flock 9
-fi
-if have_all; then echo "$root"; exit 0; fi
-build_started=$SECONDS
-
-command -v go >/dev/null || { echo "build-knative: go is not on PATH (Go >= 1.26 is needed)" >&2; exit 1; }
+build_once have_all "$root"
 mkdir -p "$bin" "$root/mod"
-log() { printf 'build-knative [%dm%02ds]: %s\n' $(((SECONDS - build_started) / 60)) $(((SECONDS - build_started) % 60)) "$*" >&2; }
-export GOFLAGS=-mod=mod GOTOOLCHAIN=local CGO_ENABLED=0
 
 # One module requires both releases: their shared dependencies (knative.dev/pkg, client-go,
 # golang.org/x/time, ...) resolve to one version each, so the second and third builds reuse

@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ensureBinaries, type Progress } from './binaries.ts';
+import { ensureBinaries, ensureExporter, type Progress } from './binaries.ts';
 import { adminClient, ensureStorageClass, waitForDefaultServiceAccount, waitForNodes } from './bootstrap.ts';
 import { ensureCerts } from './certs.ts';
 import {
@@ -59,6 +59,7 @@ export async function startEnvironment(options: StartOptions): Promise<Environme
   const nodes = options.nodes ?? 3;
   const progress = options.progress ?? (() => {});
   const binDir = await ensureBinaries(progress);
+  await ensureExporter(progress);
   // 1: reserve ports and a pod IP prefix, or find the environment already up.
   const reserved = await withAllocationLock(async () => {
     const existing = readState(name);

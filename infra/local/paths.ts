@@ -42,6 +42,11 @@ export function binDir(v: Versions = versions()): string {
   return join(cacheDir(), `k8s-${v.kube}-etcd-${v.etcd}`, 'bin');
 }
 
+/** redis_exporter as build-exporter.sh leaves it (REDIS_EXPORTER_VERSION of versions.env). */
+export function exporterBinary(): string {
+  return join(cacheDir(), `redis-exporter-${versionOf('REDIS_EXPORTER_VERSION')}`, 'bin', 'redis_exporter');
+}
+
 export const binaries = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubectl'] as const;
 
 /** The contract with infra/local/kubelet: started only when this file exists. */

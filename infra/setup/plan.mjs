@@ -16,6 +16,7 @@ import { debianPackages, goHowTo, goNeeded, nodeHowTo } from './needs.mjs';
  * @property {Record<string, boolean>} commands  each needed package's command: on PATH?
  * @property {boolean} binaries           the control plane of versions.env is built
  * @property {boolean} [knative]          Knative's adapter and webhooks of versions.env are built (test only)
+ * @property {boolean} exporter           redis_exporter of versions.env is built (the local pods' exporter sidecar)
  * @property {string} [go]                `go env GOVERSION` ('go1.26.8'); absent without go
  * @property {boolean} aptGet
  * @property {boolean} root
@@ -25,7 +26,7 @@ import { debianPackages, goHowTo, goNeeded, nodeHowTo } from './needs.mjs';
 
 /**
  * @typedef {object} Action
- * @property {'npm ci' | 'Debian packages' | 'control plane' | 'Knative'} step
+ * @property {'npm ci' | 'Debian packages' | 'control plane' | 'Knative' | 'redis_exporter'} step
  * @property {string} why
  * @property {string[][]} run            commands, in order
  */
@@ -34,6 +35,7 @@ import { debianPackages, goHowTo, goNeeded, nodeHowTo } from './needs.mjs';
 
 export const buildScript = 'infra/local/build-binaries.sh';
 export const knativeBuildScript = 'infra/local/build-knative.sh';
+export const exporterBuildScript = 'infra/local/build-exporter.sh';
 
 /** '20.19.1' or 'go1.26' -> [20, 19, 1]; missing parts are 0. @param {string} version */
 export function versionParts(version) {
@@ -66,12 +68,14 @@ export function planSetup(facts) {
   }
   // The Knative e2e runs Knative's own binaries: `npm test` builds them, `npm run dev` does not.
   const knativeMissing = facts.purpose === 'test' && facts.knative === false;
-  if ((!facts.binaries || knativeMissing) && !(facts.go && atLeast(facts.go, goNeeded))) {
+  const toBuild = [
+    ...(facts.binaries ? [] : ['the control plane (etcd, kube-apiserver, ...)']),
+    ...(knativeMissing ? ["Knative's ApiServerSource adapter and webhooks"] : []),
+    ...(facts.exporter ? [] : ["redis_exporter (the local pods' exporter sidecar)"]),
+  ];
+  if (toBuild.length > 0 && !(facts.go && atLeast(facts.go, goNeeded))) {
     const have = facts.go ? `this is ${facts.go}` : 'go is not on PATH';
-    const what = [
-      ...(facts.binaries ? [] : ['the control plane (etcd, kube-apiserver, ...)']),
-      ...(knativeMissing ? ["Knative's ApiServerSource adapter and webhooks"] : []),
-    ].join(' and ');
+    const what = toBuild.join(' and ');
     plan.problems.push(`Go >= ${goNeeded} is needed once, to build ${what} from source; ${have}: ${goHowTo}.`);
   }
 
@@ -148,6 +152,17 @@ export function planSetup(facts) {
         run: [['bash', knativeBuildScript]],
       });
     }
+  }
+
+  // 6: redis_exporter, which the local kubelet runs for the exporter sidecar's image.
+  if (facts.exporter) {
+    plan.inPlace.push('redis_exporter');
+  } else {
+    plan.actions.push({
+      step: 'redis_exporter',
+      why: `not built yet for infra/local/versions.env: go build of the exporter sidecar's binary, once (about 2 minutes on 2 cores), then cached`,
+      run: [['bash', exporterBuildScript]],
+    });
   }
 
   if (plan.problems.length > 0) plan.actions = [];

@@ -54,11 +54,15 @@ function nodeModulesState() {
 
 const cache = process.env.KNREDIS_CACHE || join(homedir(), '.cache', 'knredis');
 
+/** A setting of infra/local/versions.env (as infra/local/paths.ts reads it). */
+function versionOf(/** @type {string} */ key) {
+  const env = readFileSync(join(repo, 'infra/local/versions.env'), 'utf8');
+  return new RegExp(`^${key}=(\\S+)`, 'm').exec(env)?.[1];
+}
+
 /** The cache build-binaries.sh fills (infra/local/paths.ts reads the same place). */
 function binariesBuilt() {
-  const env = readFileSync(join(repo, 'infra/local/versions.env'), 'utf8');
-  const read = (/** @type {string} */ key) => new RegExp(`^${key}=(\\S+)`, 'm').exec(env)?.[1];
-  const bin = join(cache, `k8s-${read('KUBE_VERSION')}-etcd-${read('ETCD_VERSION')}`, 'bin');
+  const bin = join(cache, `k8s-${versionOf('KUBE_VERSION')}-etcd-${versionOf('ETCD_VERSION')}`, 'bin');
   return ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubectl'].every((b) =>
     existsSync(join(bin, b)),
   );
@@ -66,9 +70,7 @@ function binariesBuilt() {
 
 /** Knative's adapter, webhooks and config folders, where build-knative.sh puts them. */
 function knativeBuilt() {
-  const env = readFileSync(join(repo, 'infra/local/versions.env'), 'utf8');
-  const version = new RegExp('^KNATIVE_VERSION=(\\S+)', 'm').exec(env)?.[1];
-  const dir = join(cache, `knative-${version}`);
+  const dir = join(cache, `knative-${versionOf('KNATIVE_VERSION')}`);
   return [
     'bin/apiserver_receive_adapter',
     'bin/eventing-webhook',
@@ -78,6 +80,11 @@ function knativeBuilt() {
   ].every((p) => existsSync(join(dir, p)));
 }
 
+/** redis_exporter, where build-exporter.sh puts it (infra/local/paths.ts reads the same place). */
+function exporterBuilt() {
+  return existsSync(join(cache, `redis-exporter-${versionOf('REDIS_EXPORTER_VERSION')}`, 'bin', 'redis_exporter'));
+}
+
 /** The facts planSetup decides on; the slow ones (go, sudo) only when they matter. */
 function gatherFacts(/** @type {import('./needs.mjs').Purpose} */ purpose) {
   const pkg = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8'));
@@ -85,6 +92,7 @@ function gatherFacts(/** @type {import('./needs.mjs').Purpose} */ purpose) {
   const missing = Object.values(commands).some((present) => !present);
   const binaries = binariesBuilt();
   const knative = purpose === 'test' ? knativeBuilt() : undefined;
+  const exporter = exporterBuilt();
   const root = process.getuid?.() === 0;
   /** @type {import('./plan.mjs').Facts} */
   const facts = {
@@ -95,11 +103,12 @@ function gatherFacts(/** @type {import('./needs.mjs').Purpose} */ purpose) {
     commands,
     binaries,
     ...(knative === undefined ? {} : { knative }),
+    exporter,
     aptGet: missing && onPath('apt-get'),
     root,
     interactive: Boolean(process.stdin.isTTY),
   };
-  if (!binaries || knative === false) {
+  if (!binaries || knative === false || !exporter) {
     const go = spawnSync('go', ['env', 'GOVERSION'], { encoding: 'utf8' });
     if (go.status === 0) facts.go = go.stdout.trim();
   }

@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Logger } from '../../../shared/io/log.ts';
+import { exporterBinary } from '../paths.ts';
 import type { KubeletSettings } from './cli-args.ts';
 import { startControlServer } from './control-server.ts';
 import { nodeAddress } from './ip-allocation.ts';
@@ -29,7 +30,11 @@ export async function startKubelet(settings: KubeletSettings, log: Logger): Prom
   // 1: processes a kubelet killed without warning left behind.
   const leftovers = await killLeftovers(join(stateDir, 'pods'));
   if (leftovers.length > 0) log.warn({ pids: leftovers }, 'stopped processes left by an earlier kubelet');
-  const binaries = { redisServer: which('redis-server'), redisCli: which('redis-cli') };
+  const binaries = {
+    redisServer: which('redis-server'),
+    redisCli: which('redis-cli'),
+    redisExporter: exporterBinary(),
+  };
   const clients = kubeClients(settings.kubeconfig);
   const nodes = localNodes(settings.nodes, (i) => nodeAddress(settings.podIpPrefix, i), settings.zones);
   const tag = partitionTag(settings.envName);

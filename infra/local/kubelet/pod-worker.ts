@@ -2,6 +2,7 @@
 // latest pod object and what its processes do (level-based), one sync at a time:
 //   gone -> kill; deleting -> preStop/SIGTERM/grace/SIGKILL + final delete;
 //   otherwise address -> volumes -> init containers in order -> containers -> status.
+import { existsSync } from 'node:fs';
 import { mkdir, writeFile, chmod } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { V1ConfigMap, V1Container, V1Pod, V1Secret } from '@kubernetes/client-node';
@@ -21,8 +22,8 @@ export interface WorkerDeps {
   readonly stateDir: string;
   readonly hostIP: string;
   readonly backoff: BackoffSettings;
-  /** Absolute paths of the host's redis-server and redis-cli, for the pod's shims. */
-  readonly binaries: { redisServer: string; redisCli: string };
+  /** Absolute paths of the host's redis-server and redis-cli, for the pod's shims; where redis_exporter is built. */
+  readonly binaries: { redisServer: string; redisCli: string; redisExporter: string };
   /** Probes run every periodSeconds x this (cli-args.ts). */
   readonly probePeriodScale: number;
   readonly allocate: (uid: string) => string;
@@ -207,6 +208,8 @@ export class PodWorker {
       rootDir,
       shimDir: join(this.podDir, 'bin'),
       hostPath: process.env.PATH ?? '/usr/bin:/bin',
+      // Looked for at each start: a build finished after the kubelet started counts.
+      redisExporter: existsSync(this.deps.binaries.redisExporter) ? this.deps.binaries.redisExporter : undefined,
     });
     if (!planned.ok) return c.wait(planned.reason, planned.message, 5000);
     c.start(planned.plan, mappings, podIP);

@@ -4,59 +4,28 @@
 // every reconcile fails (here: a reconcile timeout of 1 ms), KnredisQueueBacklog when more than
 // 100 keys wait (the worker stopped, events for 150 RedisClusters posted). promtool's unit tests
 // (monitoring.test.ts) prove the rules' logic on made-up series; this proves the series they
-// read exist, with the labels they group by. Not covered: the Redis alerts, which read the
-// redis_exporter sidecars' series (the local pods run no exporter).
+// read exist, with the labels they group by. The Redis alerts, which read the redis_exporter
+// sidecars' series, are prometheus-redis.test.ts's.
 import { KubeConfig } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { CloudEvent, HTTP } from 'cloudevents';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseAllDocuments, stringify } from 'yaml';
 import { startOperatorStack, type OperatorStack } from '../../../infra/local/operator-stack.ts';
-import { repoRoot } from '../../../infra/local/paths.ts';
 import { requestToken } from '../../../infra/local/sender-token.ts';
-import { freeLoopbackPort, spawnStackProcess, type StackProcess } from '../../../infra/local/stack-process.ts';
 import { eventAttributes } from '../../../shared/core/apiserver-events.ts';
 import { localEnvironment, type LocalEnvironment } from '../../support/local-env.ts';
+import { monitoringObjects, startPrometheus, type RunningPrometheus } from '../../support/prometheus.ts';
 import { requireCommand } from '../../support/prerequisites.ts';
 import { waitFor } from '../../support/wait-for.ts';
-
-const monitoring = join(repoRoot, 'infra', 'monitoring');
-
-interface Monitor {
-  metadata: { name: string; namespace: string };
-  spec: { endpoints: { port: string; path?: string }[] };
-}
-interface Alert {
-  labels: Record<string, string>;
-  state: 'pending' | 'firing' | 'inactive';
-}
-
-async function monitoringObjects() {
-  const docs = async (file: string) =>
-    parseAllDocuments(await readFile(join(monitoring, file), 'utf8')).map((d) => d.toJSON() as unknown);
-  const monitor = ((await docs('servicemonitor.yaml')) as Monitor[]).find((m) => m.metadata.name === 'knredis')!;
-  const [rule] = (await docs('prometheusrule.yaml')) as { spec: { groups: unknown[] } }[];
-  return { monitor, groups: rule!.spec.groups };
-}
 
 describe('infra/monitoring scraped by a real Prometheus', function () {
   this.timeout(600_000);
   let env: LocalEnvironment;
   let stack: OperatorStack;
-  let prometheus: StackProcess;
-  let api: string;
+  let prometheus: RunningPrometheus;
   let ns: string;
-
-  const query = async <T>(path: string): Promise<T> => {
-    const res = await fetch(`${api}/api/v1/${path}`);
-    const body = (await res.json()) as { status: string; data: T; error?: string };
-    if (body.status !== 'success') throw new Error(`Prometheus ${path}: ${body.error}`);
-    return body.data;
-  };
-  const alert = async (name: string) =>
-    (await query<{ alerts: Alert[] }>('alerts')).alerts.find((a) => a.labels.alertname === name);
 
   before(async function () {
     requireCommand('prometheus');
@@ -72,66 +41,36 @@ describe('infra/monitoring scraped by a real Prometheus', function () {
       // Every reconcile fails (times out), and is retried within a second.
       extraEnv: { RECONCILE_TIMEOUT_MS: '1', BACKOFF_BASE_MS: '200', BACKOFF_MAX_MS: '1000' },
     });
-    const { monitor, groups } = await monitoringObjects();
+    const monitor = (await monitoringObjects()).monitor('knredis');
     const endpoint = monitor.spec.endpoints.find((e) => e.port === 'http')!;
     // What the Prometheus Operator makes of the ServiceMonitor, with the local processes as the
-    // endpoints of the Services it selects (job = the Service's name) and a 1 s interval.
+    // endpoints of the Services it selects (job = the Service's name).
     const target = (url: string, service: string) => ({
       targets: [new URL(url).host],
       labels: { namespace: monitor.metadata.namespace, service, job: service },
     });
-    const config = {
-      global: { scrape_interval: '1s', evaluation_interval: '1s' },
-      rule_files: [join(dir, 'rules.yaml')],
-      scrape_configs: [
-        {
-          job_name: `serviceMonitor/${monitor.metadata.namespace}/${monitor.metadata.name}/0`,
-          metrics_path: endpoint.path ?? '/metrics',
-          honor_labels: false,
-          static_configs: [
-            target(stack.urls.metrics, 'knredis-dashboard'),
-            ...stack.urls.workerMetrics.map((url) => target(url, 'knredis-reconcile-metrics')),
-          ],
-        },
-      ],
-    };
-    await writeFile(join(dir, 'rules.yaml'), stringify({ groups }));
-    await writeFile(join(dir, 'prometheus.yml'), stringify(config));
-    const port = await freeLoopbackPort();
-    api = `http://127.0.0.1:${port}`;
-    prometheus = spawnStackProcess({
-      name: 'prometheus',
-      command: 'prometheus',
-      args: [
-        `--config.file=${join(dir, 'prometheus.yml')}`,
-        `--storage.tsdb.path=${join(dir, 'data')}`,
-        `--web.listen-address=127.0.0.1:${port}`,
-      ],
-      cwd: dir,
-      env: process.env,
-      log: join(dir, 'prometheus.log'),
-    });
-    await waitFor(
-      async () => {
-        const { activeTargets } = await query<{ activeTargets: { health: string; scrapeUrl: string }[] }>('targets');
-        return activeTargets.length === config.scrape_configs[0]!.static_configs.length &&
-          activeTargets.every((t) => t.health === 'up')
-          ? true
-          : !prometheus.alive() && Promise.reject(new Error(`prometheus exited; see ${prometheus.log}`));
+    prometheus = await startPrometheus([
+      {
+        job_name: `serviceMonitor/${monitor.metadata.namespace}/${monitor.metadata.name}/0`,
+        metrics_path: endpoint.path ?? '/metrics',
+        honor_labels: false,
+        static_configs: [
+          target(stack.urls.metrics, 'knredis-dashboard'),
+          ...stack.urls.workerMetrics.map((url) => target(url, 'knredis-reconcile-metrics')),
+        ],
       },
-      { what: 'Prometheus scraping every operator process', timeout: 120_000 },
-    );
+    ]);
   });
   after(async function () {
     this.timeout(120_000);
-    await prometheus?.stop(10_000);
+    await prometheus?.stop();
     await env?.kubectl(['delete', 'rediscluster', '--all', '-n', ns, '--wait=false']).catch(() => {});
     await stack?.stop();
     await env?.kubectl(['delete', 'namespace', ns, '--wait=false']).catch(() => {});
   });
 
   it('loads every rule of the PrometheusRule', async () => {
-    const { groups } = await query<{ groups: { rules: { name: string; health: string }[] }[] }>('rules');
+    const { groups } = await prometheus.query<{ groups: { rules: { name: string; health: string }[] }[] }>('rules');
     const rules = groups.flatMap((g) => g.rules);
     expect(rules.map((r) => r.name)).to.include.members([
       'RedisClusterDown',
@@ -153,7 +92,7 @@ describe('infra/monitoring scraped by a real Prometheus', function () {
     });
     const pending = await waitFor(
       async () => {
-        const a = await alert('KnredisReconcileErrors');
+        const a = await prometheus.alert('KnredisReconcileErrors');
         return a && a.state !== 'inactive' ? a : undefined;
       },
       { what: 'KnredisReconcileErrors pending', timeout: 300_000, interval: 1_000 },
@@ -182,7 +121,7 @@ describe('infra/monitoring scraped by a real Prometheus', function () {
       });
       expect(res.status, await res.text()).to.equal(202);
     }
-    await waitFor(async () => (await alert('KnredisQueueBacklog'))?.state === 'pending', {
+    await waitFor(async () => (await prometheus.alert('KnredisQueueBacklog'))?.state === 'pending', {
       what: 'KnredisQueueBacklog pending',
       timeout: 120_000,
       interval: 1_000,

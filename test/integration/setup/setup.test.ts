@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { versions } from '../../../infra/local/paths.ts';
+import { versionOf, versions } from '../../../infra/local/paths.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
 const run = promisify(execFile);
@@ -41,7 +41,8 @@ describe('infra/setup/setup.mjs', function () {
   beforeEach(async function () {
     dir = await mkdtemp(join(tmpdir(), 'knredis-setup-'));
     bin = join(dir, 'bin');
-    // A built control plane (the build itself is build-binaries.sh's, tested by every local:up).
+    // A built control plane and redis_exporter (the builds are build-binaries.sh's and
+    // build-exporter.sh's, tested by every local:up).
     const { kube, etcd } = versions();
     cache = join(dir, 'cache');
     const built = join(cache, `k8s-${kube}-etcd-${etcd}`, 'bin');
@@ -49,6 +50,9 @@ describe('infra/setup/setup.mjs', function () {
     await mkdir(bin);
     for (const b of ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubectl'])
       await symlink('/bin/true', join(built, b));
+    const exporter = join(cache, `redis-exporter-${versionOf('REDIS_EXPORTER_VERSION')}`, 'bin');
+    await mkdir(exporter, { recursive: true });
+    await symlink('/bin/true', join(exporter, 'redis_exporter'));
     for (const c of ['sh', 'env', 'flock'])
       await symlink(join('/usr/bin', c), join(bin, c)).catch(() => symlink(join('/bin', c), join(bin, c)));
   });
@@ -90,7 +94,7 @@ describe('infra/setup/setup.mjs', function () {
     const second = await setUp('dev');
     expect(second.code, second.stderr).to.equal(0);
     expect(second.stderr).to.match(
-      /in place: Node [\d.]+, node_modules, redis-server, redis-cli, openssl, control plane/,
+      /in place: Node [\d.]+, node_modules, redis-server, redis-cli, openssl, control plane, redis_exporter/,
     );
     expect(second.stderr).not.to.contain('$ ');
     expect((await aptLog()).split('\n'), 'apt-get is not run again').to.have.length(3);

@@ -4,6 +4,7 @@ import {
   imageFamily,
   planExec,
   planProcess,
+  podLocalhost,
   redisEntrypoint,
   type PlanInput,
 } from '../../../infra/local/kubelet/process-plan.ts';
@@ -36,6 +37,8 @@ describe('infra/local/kubelet/process-plan', function () {
     ['alpine', 'shell'],
     ['nginx:1.27', undefined],
     ['redis-exporter:1', undefined],
+    ['oliver006/redis_exporter:v1.62.0', 'exporter'],
+    ['quay.io/oliver006/redis_exporter@sha256:abc', 'exporter'],
     ['myredis:7', undefined],
   ];
   for (const [image, family] of images) {
@@ -104,6 +107,80 @@ describe('infra/local/kubelet/process-plan', function () {
     const result = planProcess(input({ command: ['python3', 'app.py'] }));
     expect(result.ok).to.equal(false);
     expect(!result.ok && result.message).to.contain('python3');
+  });
+
+  // [text, as the pod's process sees it]
+  const localhosts: [string, string][] = [
+    ['redis://localhost:6379', 'redis://127.9.1.1:6379'],
+    ['rediss://user@localhost:6379/0', 'rediss://user@127.9.1.1:6379/0'],
+    ['localhost:9121', '127.9.1.1:9121'],
+    ['localhost', '127.9.1.1'],
+    ['--host=localhost', '--host=127.9.1.1'],
+    ['redis-cli -h localhost ping', 'redis-cli -h 127.9.1.1 ping'],
+    ['a,localhost:1', 'a,127.9.1.1:1'],
+    ['mylocalhost:1', 'mylocalhost:1'],
+    ['localhost.example.com', 'localhost.example.com'],
+    ['/etc/localhost/file', '/etc/localhost/file'],
+    ['http://example.com/localhost', 'http://example.com/localhost'],
+  ];
+  for (const [text, seen] of localhosts) {
+    it(`sees ${text} as ${seen} inside the pod`, function () {
+      expect(podLocalhost(text, '127.9.1.1')).to.equal(seen);
+    });
+  }
+
+  const exporter = (container: Partial<V1Container>, extra: Partial<PlanInput> = {}) =>
+    planProcess(
+      input(
+        { name: 'exporter', image: 'oliver006/redis_exporter:v1.62.0', ...container },
+        {
+          env: { REDIS_ADDR: 'redis://localhost:6379', REDIS_PASSWORD: 'pw' },
+          redisExporter: '/c/redis_exporter',
+          ...extra,
+        },
+      ),
+    );
+
+  it('runs the redis_exporter image as the built binary, on the pod IP at the container port, reaching its own pod as localhost', function () {
+    const result = exporter({ ports: [{ name: 'metrics', containerPort: 9121 }] });
+    expect(result.ok && result.plan).to.deep.include({
+      program: '/c/redis_exporter',
+      args: ['--web.listen-address=127.9.1.1:9121'],
+      cwd: '/h/rootfs/redis',
+    });
+    expect(result.ok && result.plan.env).to.deep.include({
+      REDIS_ADDR: 'redis://127.9.1.1:6379',
+      REDIS_PASSWORD: 'pw',
+    });
+  });
+
+  it("keeps the exporter's own arguments, listening where its container port says", function () {
+    const result = exporter({
+      command: ['/redis_exporter'],
+      args: ['--redis.addr', 'redis://localhost:7000'],
+      ports: [{ containerPort: 9200 }],
+    });
+    expect(result.ok && result.plan.args).to.deep.equal([
+      '--redis.addr',
+      'redis://127.9.1.1:7000',
+      '--web.listen-address=127.9.1.1:9200',
+    ]);
+  });
+
+  it("listens on the image's port 9121 when the container names none", function () {
+    const result = exporter({});
+    expect(result.ok && result.plan.args).to.deep.equal(['--web.listen-address=127.9.1.1:9121']);
+  });
+
+  it('says how to build redis_exporter when it is not built', function () {
+    const result = exporter({}, { redisExporter: undefined });
+    expect(result.ok).to.equal(false);
+    expect(!result.ok && result.message).to.contain('infra/local/build-exporter.sh');
+  });
+
+  it('refuses another program in the redis_exporter image', function () {
+    const result = exporter({ command: ['sh', '-c', 'true'] });
+    expect(!result.ok && result.message).to.contain('"sh" is not available');
   });
 
   it('plans an exec probe with the container environment and mapped paths', function () {

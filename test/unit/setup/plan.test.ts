@@ -1,5 +1,12 @@
 import { expect } from 'chai';
-import { atLeast, buildScript, knativeBuildScript, planSetup, type Facts } from '../../../infra/setup/plan.mjs';
+import {
+  atLeast,
+  buildScript,
+  exporterBuildScript,
+  knativeBuildScript,
+  planSetup,
+  type Facts,
+} from '../../../infra/setup/plan.mjs';
 
 const allCommands = {
   'redis-server': true,
@@ -21,6 +28,7 @@ function aMachine(overrides: Partial<Facts> = {}, commands: Record<string, boole
     commands: { ...allCommands, ...commands },
     binaries: true,
     knative: true,
+    exporter: true,
     aptGet: true,
     root: true,
     interactive: false,
@@ -82,6 +90,20 @@ describe('infra/setup/plan', function () {
       ],
     ],
     [
+      'the redis_exporter build, for npm test and npm run dev, when it is not cached and Go is there',
+      aMachine({ purpose: 'dev', exporter: false, go: 'go1.26.8' }),
+      [['bash', exporterBuildScript]],
+    ],
+    [
+      'every Go build, control plane first, when none is built',
+      aMachine({ binaries: false, knative: false, exporter: false, go: 'go1.26.8' }),
+      [
+        ['bash', buildScript],
+        ['bash', knativeBuildScript],
+        ['bash', exporterBuildScript],
+      ],
+    ],
+    [
       'npm ci, then packages, then the build, when all three are missing',
       aMachine({ nodeModules: 'missing', binaries: false, go: 'go1.27.0' }, { 'redis-server': false }),
       [npmCi, ...apt([], 'redis-server'), ['bash', buildScript]],
@@ -112,6 +134,11 @@ describe('infra/setup/plan', function () {
       'Go is missing and Knative is not built (npm test)',
       aMachine({ knative: false }),
       /Go >= 1\.26 is needed once, to build Knative's ApiServerSource adapter and webhooks.*go is not on PATH/,
+    ],
+    [
+      'Go is missing and redis_exporter is not built',
+      aMachine({ exporter: false }),
+      /Go >= 1\.26 is needed once, to build redis_exporter \(the local pods' exporter sidecar\).*go is not on PATH/,
     ],
     [
       'a package is missing and there is no apt-get',
