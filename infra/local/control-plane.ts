@@ -14,6 +14,12 @@ export interface Layout {
   audit?: boolean;
   /** --service-cluster-ip-range (default serviceClusterIpRange). */
   serviceCidr?: string;
+  /**
+   * Kubernetes' own node-failure timings (a node NotReady after 50 s without a heartbeat, its
+   * pods evicted 300 s later) instead of this environment's seconds: for a fleet of pods, whose
+   * one kubelet process can be late with its heartbeats on a busy machine.
+   */
+  standardNodeTimings?: boolean;
 }
 
 /** Where the API server's audit policy and log live in an environment's directory. */
@@ -117,8 +123,9 @@ export function apiserverCommand(l: Layout): [string, string[]] {
       `--service-account-key-file=${c.serviceAccount.pub}`,
       `--service-account-signing-key-file=${c.serviceAccount.key}`,
       // Pods on a NotReady/unreachable node are evicted 5s after the taint (default 300s).
-      '--default-not-ready-toleration-seconds=5',
-      '--default-unreachable-toleration-seconds=5',
+      ...(l.standardNodeTimings
+        ? []
+        : ['--default-not-ready-toleration-seconds=5', '--default-unreachable-toleration-seconds=5']),
       '--enable-admission-plugins=NodeRestriction',
       '--allow-privileged=true',
       '--profiling=false',
@@ -156,9 +163,9 @@ export function controllerManagerCommand(l: Layout): [string, string[]] {
       `--cluster-signing-key-file=${c.ca.key}`,
       `--service-cluster-ip-range=${l.serviceCidr ?? serviceClusterIpRange}`,
       // A node whose heartbeat (Lease) is 6s old is NotReady; checked every second.
-      '--node-monitor-period=1s',
-      '--node-monitor-grace-period=6s',
-      '--node-startup-grace-period=10s',
+      ...(l.standardNodeTimings
+        ? []
+        : ['--node-monitor-period=1s', '--node-monitor-grace-period=6s', '--node-startup-grace-period=10s']),
       // Taint every unhealthy node at once (the default 0.1/s would pace them 10s apart).
       '--node-eviction-rate=100',
       '--secondary-node-eviction-rate=100',

@@ -52,6 +52,8 @@ export interface StartOptions {
   knative?: boolean;
   /** The kubelet runs probes this many times less often than pods ask (a fleet on few cores). */
   probePeriodScale?: number;
+  /** Kubernetes' default node-failure timings, not this environment's fast ones (control-plane.ts). */
+  standardNodeTimings?: boolean;
 }
 
 export async function startEnvironment(options: StartOptions): Promise<Environment> {
@@ -113,6 +115,7 @@ export async function startEnvironment(options: StartOptions): Promise<Environme
       zones: options.zones ?? [],
       audit: options.audit ?? false,
       probePeriodScale: options.probePeriodScale ?? 1,
+      standardNodeTimings: options.standardNodeTimings ?? false,
     });
     return { ...(options.knative ? await installKnative(name, progress) : booted), alreadyUp: false };
   } catch (error) {
@@ -139,7 +142,12 @@ async function boot(
   state: EnvState,
   nodes: number,
   progress: Progress,
-  { zones, audit, probePeriodScale }: { zones: readonly string[]; audit: boolean; probePeriodScale: number },
+  {
+    zones,
+    audit,
+    probePeriodScale,
+    standardNodeTimings,
+  }: { zones: readonly string[]; audit: boolean; probePeriodScale: number; standardNodeTimings: boolean },
 ): Promise<EnvState> {
   const { dir, ports } = state;
   // 2: certificates and kubeconfigs.
@@ -163,6 +171,7 @@ async function boot(
       scheduler: await kubeconfig('scheduler.kubeconfig', certs.scheduler, 'system:kube-scheduler'),
     },
     audit,
+    standardNodeTimings,
   };
   if (audit) {
     await mkdir(join(dir, 'apiserver'), { recursive: true });
