@@ -2,7 +2,8 @@
 // what the API server holds, so an unchanged cluster costs no write. The auth Secret is
 // generated once when the spec names none, and never rewritten by the operator. The pods read
 // the password in force from the operator's record (rotation-record.ts), so a changed Secret is
-// rolled to by a live rotation, not by restarts.
+// rolled to by a live rotation, not by restarts. The monitoring user's Secret is generated
+// once and never rotated (monitor-user.ts).
 // A larger spec.storage.size grows the claims and replaces the StatefulSet (volume-growth.ts).
 import { randomBytes } from 'node:crypto';
 import { ApiException, type KubernetesObject, type V1PersistentVolumeClaim } from '@kubernetes/client-node';
@@ -11,6 +12,7 @@ import type { RedisCluster } from '../../shared/core/api/v1beta1.ts';
 import type { Observed } from '../../shared/core/reconcile/observed.ts';
 import { activeSecretRef, desiredActiveSecret } from '../../shared/core/reconcile/rotation-record.ts';
 import { ANNOTATION_HASH, hashOf, type OwnerCluster } from '../../shared/core/resources/meta.ts';
+import { desiredMonitorSecret, monitorHashOf, monitorSecretName } from '../../shared/core/resources/monitor-user.ts';
 import {
   desiredClientService,
   desiredConfigMap,
@@ -74,6 +76,7 @@ export function desiredChildren(
       cluster: owner,
       spec,
       auth: activeSecretRef(owner.metadata.name),
+      monitor: { secretName: monitorSecretName(owner.metadata.name) },
       restartConfigHash: hashOf(restartOnly(config)),
       replicas: statefulSetReplicas,
       ...(existing?.spec?.volumeClaimTemplates
@@ -109,6 +112,15 @@ export async function applyChildren(
   if (!observed.children.activeSecret && password) {
     await kube.apply(
       desiredActiveSecret(ownerOf(cluster), { password, hash: passwordHash(password) }) as never,
+      signal,
+    );
+    written.push('Secret');
+  }
+  // The monitoring user's password: generated once, before the pods that read it; never rotated.
+  if (!monitorHashOf(observed.children.monitorSecret)) {
+    const monitor = randomBytes(24).toString('base64url');
+    await kube.apply(
+      desiredMonitorSecret(ownerOf(cluster), { password: monitor, hash: passwordHash(monitor) }) as never,
       signal,
     );
     written.push('Secret');

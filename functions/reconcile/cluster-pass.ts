@@ -14,7 +14,9 @@ import { effectiveConfig, liveSettable } from '../../shared/core/resources/redis
 import { podCount } from '../../shared/core/resources/statefulset.ts';
 import type { RotationPlan } from '../../shared/core/reconcile/rotation.ts';
 import { planCertificateReload, type CertificatePlan } from '../../shared/core/reconcile/tls-reload.ts';
+import { MONITOR_USER } from '../../shared/core/resources/monitor-user.ts';
 import { applyStep } from '../../shared/io/redis/apply.ts';
+import { ensureMonitorUser } from '../../shared/io/redis/monitor-user.ts';
 import { describeRotationStep, rotatePassword, type PasswordRotation } from '../../shared/io/redis/auth-rotate.ts';
 import type { NodePool } from '../../shared/io/redis/connection.ts';
 import { observe } from '../../shared/io/redis/observe.ts';
@@ -42,6 +44,8 @@ export interface ClusterPassInput {
   readonly assertOwner: () => Promise<void>;
   /** The password the nodes should hold, and the operator's record of the one in force. */
   readonly rotation?: PasswordRotation;
+  /** The monitoring user's password hash (monitor-user.ts): set live on nodes that lack it. */
+  readonly monitorHash?: string;
   /** spec.tls: the certificate the nodes should serve (a renewed one is reloaded live). */
   readonly tls?: TlsAccess;
 }
@@ -94,7 +98,7 @@ export async function runClusterPass(input: ClusterPassInput): Promise<ClusterPa
   const converged = plan.converged && applied.length === 0;
   // 2b: a renewed certificate, whatever else is under way (an expiring one cannot wait)
   const certificates = input.tls ? await renewCertificates(input, input.tls, desired.pods) : undefined;
-  // 3: live config on a settled cluster
+  // 3: live config and the monitoring user on a settled cluster
   if (converged) {
     const changed = await applyLiveConfig(
       input.pool,
@@ -106,6 +110,15 @@ export async function runClusterPass(input: ClusterPassInput): Promise<ClusterPa
         'ConfigApplied',
         `applied ${changed.join(', ')} with CONFIG SET on every node, no restart`,
       );
+    if (input.monitorHash) {
+      const set = await ensureMonitorUser(
+        input.pool,
+        desired.pods.map((p) => p.address),
+        input.monitorHash,
+      );
+      if (set.length > 0)
+        await input.events.normal('MonitorUserSet', `set the monitoring user ${MONITOR_USER} on ${set.length} node(s)`);
+    }
   }
   // 4: password rotation on a settled cluster (no restart: ACL users hold two passwords)
   let rotation: RotationPlan | undefined;

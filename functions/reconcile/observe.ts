@@ -18,6 +18,7 @@ import { ownedSelector } from '../../shared/core/api/group.ts';
 import type { RedisCluster } from '../../shared/core/api/v1beta1.ts';
 import type { Observed, ObservedClaim, ObservedPod } from '../../shared/core/reconcile/observed.ts';
 import { activeSecretName } from '../../shared/core/reconcile/rotation-record.ts';
+import { monitorSecretName } from '../../shared/core/resources/monitor-user.ts';
 import { ANNOTATION_NODE_ID } from '../../shared/core/resources/meta.ts';
 import { childNames, DATA_VOLUME, ordinalOf, PASSWORD_KEY } from '../../shared/core/resources/names.ts';
 import type { KubeClient } from '../../shared/io/kube/kube-client.ts';
@@ -49,6 +50,7 @@ export async function observeChildren(
   // The Secret always from the API server (a password is never served stale, nor cached).
   const secret = kube.read<V1Secret>('v1', 'Secret', namespace, auth.name, signal);
   const activeSecret = kube.read<V1Secret>('v1', 'Secret', namespace, activeSecretName(clusterName), signal);
+  const monitorSecret = kube.read<V1Secret>('v1', 'Secret', namespace, monitorSecretName(clusterName), signal);
   const cache = kube.cache?.synced ? kube.cache : undefined;
   const read = <T extends KubernetesObject>(apiVersion: string, kind: string, name: string) =>
     cache
@@ -87,6 +89,7 @@ export async function observeChildren(
       networkPolicy,
       secret: await secret,
       activeSecret: await activeSecret,
+      monitorSecret: await monitorSecret,
     },
     pods: pods.flatMap((pod) => toObservedPod(pod, names.statefulSet, nodeOf, now)),
     claims: claims.flatMap((claim) => toObservedClaim(claim, names.statefulSet)),

@@ -18,6 +18,7 @@ import {
   type KubePlanInput,
 } from '../../shared/core/reconcile/plan-kube.ts';
 import { updateRevisionOf } from '../../shared/core/reconcile/rollout.ts';
+import { monitorHashOf } from '../../shared/core/resources/monitor-user.ts';
 import { FINALIZER } from '../../shared/core/resources/names.ts';
 import { DEFAULT_OPERATOR_NAMESPACE, type OperatorPeer } from '../../shared/core/resources/network-policy.ts';
 import type { ChildCache } from '../../shared/io/kube/child-cache.ts';
@@ -176,6 +177,7 @@ async function runEngine(
     settings.passwordGraceMs,
     tls?.connection,
   );
+  const monitorHash = monitorHashOf(input.observed.children.monitorSecret);
   const pool = new NodePool({
     ...access.pool,
     commandTimeoutMs: REDIS_COMMAND_TIMEOUT_MS,
@@ -195,6 +197,7 @@ async function runEngine(
       signal,
       assertOwner: context.assertOwner,
       rotation: access.rotation,
+      ...(monitorHash ? { monitorHash } : {}),
       ...(tls ? { tls } : {}),
       restartPod: (pod) =>
         kube.delete({ apiVersion: 'v1', kind: 'Pod', metadata: { name: pod, namespace } }, {}, signal),

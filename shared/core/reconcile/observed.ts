@@ -36,6 +36,8 @@ export interface ObservedChildren {
   readonly secret?: V1Secret;
   /** The operator's record of the password in force (rotation-record.ts); never copied elsewhere. */
   readonly activeSecret?: V1Secret;
+  /** The monitoring user's Secret (monitor-user.ts); its password goes to the exporter only. */
+  readonly monitorSecret?: V1Secret;
 }
 
 /** A pod's data volume, and the Redis node id its nodes.conf holds (recorded by the operator). */

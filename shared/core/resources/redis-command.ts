@@ -2,6 +2,7 @@
 // mounted as a file, and a small shell step turns it into `requirepass`/`masterauth` lines in a
 // file on a scratch volume that redis-server `include`s. The password is written hex-escaped
 // ("\xHH" in a quoted redis.conf string), so every byte survives: quotes, spaces, newlines.
+// The monitoring user (monitor-user.ts) comes from its password's hash in MONITOR_HASH_ENV.
 import type { TlsSpec } from '../api/v1beta1.ts';
 import {
   AUTH_FILE,
@@ -16,8 +17,11 @@ import {
   TLS_CERT_FILE,
   TLS_KEY_FILE,
 } from './names.ts';
+import { monitorUserLine } from './monitor-user.ts';
 
 export const AUTH_CONF = `${RUN_PATH}/auth.conf`;
+/** The redis container's variable holding the monitoring password's sha256 (from its Secret). */
+export const MONITOR_HASH_ENV = 'MONITOR_PASSWORD_SHA256';
 
 /** Paths and addresses are arguments, not file content (the local kubelet maps argument paths). */
 export function redisServerArgs(tls?: TlsSpec): string[] {
@@ -71,6 +75,9 @@ export function redisStartScript(tls?: TlsSpec): string {
     'umask 077',
     `pw=$(od -An -v -tx1 ${AUTH_PATH}/${AUTH_FILE} | tr -d ' \\n' | sed 's/../\\\\x&/g')`,
     `printf 'requirepass "%s"\\nmasterauth "%s"\\n' "$pw" "$pw" > ${AUTH_CONF}`,
+    // Only hex digits reach the file, and only a whole sha256: no line can be slipped in.
+    `mh=$(printf %s "$${MONITOR_HASH_ENV}" | tr -cd 0-9a-f)`,
+    `if [ \${#mh} -eq 64 ]; then printf '%s\\n' "${monitorUserLine('$mh')}" >> ${AUTH_CONF}; fi`,
     `exec redis-server ${redisServerArgs(tls).join(' ')}`,
   ].join('\n');
 }

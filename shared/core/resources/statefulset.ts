@@ -18,7 +18,8 @@ import {
   type OwnerCluster,
 } from './meta.ts';
 import { podAffinityOf } from './affinity.ts';
-import { redisCliTlsArgs, redisStartScript } from './redis-command.ts';
+import { MONITOR_HASH_ENV, redisCliTlsArgs, redisStartScript } from './redis-command.ts';
+import { MONITOR_HASH_KEY, MONITOR_USER } from './monitor-user.ts';
 import {
   AUTH_FILE,
   AUTH_PATH,
@@ -29,6 +30,7 @@ import {
   CONFIG_VOLUME,
   DATA_PATH,
   DATA_VOLUME,
+  PASSWORD_KEY,
   PLAINTEXT_PORT,
   REDIS_CONTAINER,
   REDIS_UID,
@@ -45,6 +47,11 @@ export interface StatefulSetInput {
   readonly spec: DefaultedSpec;
   /** Secret and key of the password. */
   readonly auth: { readonly name: string; readonly key: string };
+  /**
+   * The monitoring user's Secret (monitor-user.ts): the pods create the user from its hash,
+   * and the exporter logs in as it. Absent, the exporter logs in with the password in force.
+   */
+  readonly monitor?: { readonly secretName: string };
   /** Hash of the restart-only redis.conf settings: a change rolls the pods. */
   readonly restartConfigHash: string;
   /** Pods wanted now (during scale-in, more than the spec until the engine lets them go). */
@@ -85,10 +92,11 @@ export function desiredStatefulSet(input: StatefulSetInput): V1StatefulSet {
     // The Secret's name and the listeners; a renewed certificate is reloaded live (tls-reload.ts).
     ...(spec.tls ? { tls: spec.tls } : {}),
   });
-  const secretEnv = (envName: string) => ({
+  const secretEnv = (envName: string, from: { name: string; key: string } = input.auth) => ({
     name: envName,
-    valueFrom: { secretKeyRef: { name: input.auth.name, key: input.auth.key } },
+    valueFrom: { secretKeyRef: { name: from.name, key: from.key } },
   });
+  const monitorSecret = input.monitor?.secretName;
   const sts: V1StatefulSet = {
     apiVersion: 'apps/v1',
     kind: 'StatefulSet',
@@ -135,6 +143,7 @@ export function desiredStatefulSet(input: StatefulSetInput): V1StatefulSet {
                 { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
                 // redis-cli reads its password from here, so probes keep it off the command line.
                 secretEnv('REDISCLI_AUTH'),
+                ...(monitorSecret ? [secretEnv(MONITOR_HASH_ENV, { name: monitorSecret, key: MONITOR_HASH_KEY })] : []),
                 ...((spec.env ?? []) as V1EnvVar[]),
               ],
               securityContext: RESTRICTED_CONTAINER,
@@ -172,7 +181,7 @@ export function desiredStatefulSet(input: StatefulSetInput): V1StatefulSet {
                 ...tlsMounts(spec),
               ],
             },
-            ...exporterContainers(spec, secretEnv),
+            ...exporterContainers(spec, exporterAuth(secretEnv, monitorSecret)),
           ],
           volumes: [
             { name: CONFIG_VOLUME, configMap: { name: names.configMap } },
@@ -248,11 +257,28 @@ function tlsMounts(spec: DefaultedSpec) {
 }
 
 /**
+ * How the exporter logs in: as the monitoring user, whose password no rotation changes (it
+ * reads its password once at start), or, without one, with the password in force.
+ */
+function exporterAuth(
+  secretEnv: (name: string, from?: { name: string; key: string }) => V1EnvVar,
+  monitorSecret: string | undefined,
+): V1EnvVar[] {
+  if (!monitorSecret) return [secretEnv('REDIS_PASSWORD')];
+  return [
+    { name: 'REDIS_USER', value: MONITOR_USER },
+    secretEnv('REDIS_PASSWORD', { name: monitorSecret, key: PASSWORD_KEY }),
+    // CONFIG GET prints requirepass and masterauth: the monitoring user may not run it.
+    { name: 'REDIS_EXPORTER_CONFIG_COMMAND', value: '-' },
+  ];
+}
+
+/**
  * The Prometheus exporter sidecar (spec.exporter.enabled): port `metrics`, for a ServiceMonitor.
  * With TLS it connects with rediss:// to localhost and verifies the chain against ca.crt (the
  * certificate must name localhost, as the sample Certificate does).
  */
-function exporterContainers(spec: DefaultedSpec, secretEnv: (name: string) => V1EnvVar): V1Container[] {
+function exporterContainers(spec: DefaultedSpec, auth: V1EnvVar[]): V1Container[] {
   if (!spec.exporter?.enabled) return [];
   return [
     {
@@ -260,7 +286,7 @@ function exporterContainers(spec: DefaultedSpec, secretEnv: (name: string) => V1
       image: spec.exporter.image ?? EXPORTER_IMAGE,
       env: [
         { name: 'REDIS_ADDR', value: `${spec.tls ? 'rediss' : 'redis'}://localhost:${CLIENT_PORT}` },
-        secretEnv('REDIS_PASSWORD'),
+        ...auth,
         { name: 'REDIS_EXPORTER_IS_CLUSTER', value: 'true' },
         ...(spec.tls ? [{ name: 'REDIS_EXPORTER_TLS_CA_CERT_FILE', value: TLS_CA_FILE }] : []),
       ],

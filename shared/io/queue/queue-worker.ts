@@ -9,6 +9,7 @@
 //                       the run stops (its signal is aborted, assertOwner throws); no failure
 //                       is counted and no retry scheduled: BullMQ's stalled check runs it again
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import {
   isTerminal,
@@ -139,6 +140,8 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
       Math.min(2_000, settings.lockDurationMs),
     );
     const abort = new AbortController();
+    // A pass reads its children, pods, claims and Secrets at once, each request listening here.
+    setMaxListeners(32, abort.signal);
     running.set(String(job.id), abort);
     try {
       outcome = await runBounded(

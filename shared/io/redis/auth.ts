@@ -104,11 +104,17 @@ export async function applyRotationStep(
  * A command whose arguments hold a password: its failure is rethrown without the cause, which
  * (an ioredis reply error) carries the command's arguments.
  */
-async function quietly(pool: NodePool, address: Address, operation: string, args: string[]): Promise<void> {
+export async function quietly(
+  pool: NodePool,
+  address: Address,
+  operation: string,
+  args: string[],
+  refused = 'refused while rotating the password',
+): Promise<void> {
   try {
     await command(pool, address, operation, args);
   } catch (error) {
     if (error instanceof NodeUnreachableError) throw new NodeUnreachableError(error.node);
-    throw new ClusterCommandError(operation, nodeName(address), 'refused while rotating the password');
+    throw new ClusterCommandError(operation, nodeName(address), refused);
   }
 }

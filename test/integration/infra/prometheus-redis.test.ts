@@ -7,53 +7,31 @@
 // the cluster_state:fail of the pod left in the minority. Targets are static (written from the pods'
 // IPs): the local environment has no prometheus-operator to read the ServiceMonitor.
 import { expect } from 'chai';
-import { startOperatorStack, type OperatorStack } from '../../../infra/local/operator-stack.ts';
 import { EXPORTER_PORT } from '../../../shared/core/resources/statefulset.ts';
-import { ClusterView, isReady, stopStackAfterClusters, type PodInfo } from '../../e2e/observe.ts';
+import type { ClusterView, PodInfo } from '../../e2e/observe.ts';
 import { localEnvironment, type LocalEnvironment } from '../../support/local-env.ts';
 import { monitoringObjects, startPrometheus, type RunningPrometheus } from '../../support/prometheus.ts';
 import { requireCommand } from '../../support/prerequisites.ts';
 import { waitFor } from '../../support/wait-for.ts';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { exporterCluster, stopExporterCluster, type Started } from './exporter-cluster.ts';
 
 const NAME = 'watched';
 
 describe('infra/monitoring: a real Prometheus scrapes the exporters of a RedisCluster', function () {
   this.timeout(600_000);
   let env: LocalEnvironment;
-  let stack: OperatorStack | undefined;
   let prometheus: RunningPrometheus | undefined;
   let view: ClusterView;
   let pods: PodInfo[];
-  let dir: string;
   let ns: string;
   let frozen: string[] = [];
+  const started: Started = {};
 
   before(async function () {
     requireCommand('prometheus');
     env = await localEnvironment();
-    ns = `prometheus-redis-${process.pid}`;
-    await env.kubectl(['create', 'namespace', ns]);
-    dir = await mkdtemp(join(tmpdir(), 'knredis-prometheus-redis-'));
-    stack = await startOperatorStack({
-      kubeconfig: env.kubeconfigPath,
-      kubectl: env.kubectlPath,
-      dir,
-      workers: 1,
-      webhookConfigurationName: `knredis-prometheus-redis-${process.pid}`,
-    });
-    view = new ClusterView(env, ns, NAME);
-    await env.kubectl(['apply', '-f', '-'], {
-      input: JSON.stringify({
-        apiVersion: 'cache.redis.io/v1beta1',
-        kind: 'RedisCluster',
-        metadata: { name: NAME, namespace: ns },
-        spec: { masters: 3, replicasPerMaster: 0, storage: { reclaim: 'Delete' }, exporter: { enabled: true } },
-      }),
-    });
-    await view.until('Ready', isReady);
+    view = await exporterCluster(env, 'prometheus-redis', NAME, started);
+    ns = view.namespace;
     pods = await view.pods();
     const monitor = (await monitoringObjects()).monitor('redis-clusters');
     const endpoint = monitor.spec.endpoints.find((e) => e.port === 'metrics')!;
@@ -76,9 +54,7 @@ describe('infra/monitoring: a real Prometheus scrapes the exporters of a RedisCl
     this.timeout(240_000);
     for (const name of frozen) await env.kubelet.thawPod(ns, name).catch(() => {});
     await prometheus?.stop();
-    if (stack) await stopStackAfterClusters(env, ns, stack);
-    if (ns) await env.kubectl(['delete', 'namespace', ns, '--wait=false']).catch(() => {});
-    if (dir) await rm(dir, { recursive: true, force: true });
+    await stopExporterCluster(env, started);
   });
 
   it("scrapes every pod's exporter: redis_up 1 and redis_cluster_state 1, by namespace, pod and redis_cluster", async () => {

@@ -1,5 +1,6 @@
 // Drives the real reconciler against the local environment the way the queue would: run,
 // honour requeueAfter, retry errors, until what a user would observe holds.
+import { setMaxListeners } from 'node:events';
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import { createReconcile, type ReconcilerDeps } from '../../../functions/reconcile/reconcile.ts';
 import { soleOwner } from '../../../shared/io/queue/queue-worker.ts';
@@ -69,8 +70,11 @@ export function driver(api: InstalledApi, options: DriverOptions = {}): Driver {
   };
   let runs = 0;
   const once = async (key: string) => {
+    // As the queue worker's: a pass reads at once more than the default 10 listeners.
+    const signal = new AbortController().signal;
+    setMaxListeners(32, signal);
     const outcome = await reconcile(key, {
-      signal: new AbortController().signal,
+      signal,
       log,
       reconcileId: `t${++runs}`,
       failures: 0,

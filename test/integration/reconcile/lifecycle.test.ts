@@ -1,7 +1,9 @@
 import { expect } from 'chai';
-import { Cluster } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
+import { MONITOR_USER } from '../../../shared/core/resources/monitor-user.ts';
 import { installApi, type InstalledApi } from '../api/api-fixture.ts';
 import { driver, isReady, type Driver } from './harness.ts';
+import { clusterPassword, podPlacements } from './pods.ts';
 
 describe('reconcile (on the local Kubernetes)', function () {
   this.timeout(600_000);
@@ -59,23 +61,25 @@ describe('reconcile (on the local Kubernetes)', function () {
     }
   });
 
-  it('never puts the password in an Event, the status or a log line', async () => {
-    const secret = JSON.parse(await api.env.kubectl(['get', 'secret', 'alpha-auth', '-n', ns, '-o', 'json'])) as {
-      data: { password: string };
-    };
-    const password = Buffer.from(secret.data.password, 'base64').toString();
-    const events = await api.env.kubectl(['get', 'events', '-n', ns, '-o', 'json']);
-    const status = JSON.stringify((await drive.get(ns, 'alpha'))?.status);
-    expect(JSON.parse(events).items.length).to.be.greaterThan(0);
-    for (const [what, text] of [
-      ['events', events],
-      ['status', status],
-      ['logs', drive.logLines.join('')],
-    ] as const) {
-      expect(text.includes(password), `password found in ${what}`).to.equal(false);
-      expect(text.includes(secret.data.password), `encoded password found in ${what}`).to.equal(false);
-    }
-  });
+  // The cluster's password, and the monitoring user's (the exporter's login).
+  for (const name of ['alpha-auth', 'alpha-monitor'])
+    it(`never puts the password of ${name} in an Event, the status or a log line`, async () => {
+      const secret = JSON.parse(await api.env.kubectl(['get', 'secret', name, '-n', ns, '-o', 'json'])) as {
+        data: { password: string };
+      };
+      const password = Buffer.from(secret.data.password, 'base64').toString();
+      const events = await api.env.kubectl(['get', 'events', '-n', ns, '-o', 'json']);
+      const status = JSON.stringify((await drive.get(ns, 'alpha'))?.status);
+      expect(JSON.parse(events).items.length).to.be.greaterThan(0);
+      for (const [what, text] of [
+        ['events', events],
+        ['status', status],
+        ['logs', drive.logLines.join('')],
+      ] as const) {
+        expect(text.includes(password), `password found in ${what}`).to.equal(false);
+        expect(text.includes(secret.data.password), `encoded password found in ${what}`).to.equal(false);
+      }
+    });
 
   it('changes nothing while paused, and applies the change once unpaused', async () => {
     await api.env.kubectl([
@@ -135,6 +139,20 @@ describe('reconcile (on the local Kubernetes)', function () {
     await drive.once(`${ns}/alpha`);
     await drive.once(`${ns}/alpha`);
     expect(drive.writes).to.deep.equal([]);
+  });
+
+  it('sets the monitoring user again on a node that lacks it (a pod started before it existed), and says so', async () => {
+    const [pod] = await podPlacements(api, ns);
+    const node = new Redis({ host: pod!.address.ip, port: 6379, password: await clusterPassword(api, ns, 'alpha') });
+    try {
+      expect(await node.call('ACL', 'DELUSER', MONITOR_USER)).to.equal(1);
+      await drive.once(`${ns}/alpha`);
+      expect(await node.call('ACL', 'GETUSER', MONITOR_USER)).to.not.equal(null);
+    } finally {
+      node.disconnect();
+    }
+    const events = await api.env.kubectl(['get', 'events', '-n', ns, '-o', 'json']);
+    expect(events).to.contain('set the monitoring user knredis-monitor on 1 node(s)');
   });
 
   it('uses the password of a Secret the spec names', async () => {

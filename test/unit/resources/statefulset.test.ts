@@ -173,6 +173,44 @@ describe('statefulset', () => {
     });
   });
 
+  describe('the exporter logs in as the monitoring user', () => {
+    const exporterOf = (s: V1StatefulSet) => s.spec?.template.spec?.containers.find((c) => c.name === 'exporter');
+    const envOf = (c: V1Container | undefined) => Object.fromEntries((c?.env ?? []).map((e) => [e.name, e]));
+    const withExporter = () => aRedisCluster().with({ exporter: { enabled: true } });
+
+    it("as the reconciler builds it: user knredis-monitor, its password from <name>-monitor, never the cluster's", () => {
+      const env = envOf(exporterOf(stsOfChildren(withExporter())));
+      expect(env.REDIS_USER?.value).to.equal('knredis-monitor');
+      const name = withExporter().owner().metadata.name;
+      expect(env.REDIS_PASSWORD?.valueFrom?.secretKeyRef).to.deep.equal({ name: `${name}-monitor`, key: 'password' });
+      // CONFIG GET prints requirepass and masterauth: the exporter does not run it.
+      expect(env.REDIS_EXPORTER_CONFIG_COMMAND?.value).to.equal('-');
+      const refs = Object.values(env).flatMap((e) =>
+        e.valueFrom?.secretKeyRef ? [e.valueFrom.secretKeyRef.name] : [],
+      );
+      expect(refs).to.deep.equal([`${name}-monitor`]);
+    });
+
+    it('gives the redis container the hash of the monitoring password only, from the same Secret', () => {
+      const s = stsOfChildren(withExporter());
+      const name = withExporter().owner().metadata.name;
+      const env = envOf(container(s));
+      expect(env.MONITOR_PASSWORD_SHA256?.valueFrom?.secretKeyRef).to.deep.equal({
+        name: `${name}-monitor`,
+        key: 'password-sha256',
+      });
+      const fromMonitor = container(s).env?.filter((e) => e.valueFrom?.secretKeyRef?.name === `${name}-monitor`);
+      expect(fromMonitor?.map((e) => e.valueFrom?.secretKeyRef?.key)).to.deep.equal(['password-sha256']);
+    });
+
+    it('logs in with the password in force when no monitoring Secret is given', () => {
+      const env = envOf(exporterOf(sts(withExporter())));
+      expect(env.REDIS_USER).to.equal(undefined);
+      expect(env.REDIS_PASSWORD?.valueFrom?.secretKeyRef).to.deep.equal({ name: 'redis-auth', key: 'password' });
+      expect(envOf(container(sts(withExporter()))).MONITOR_PASSWORD_SHA256).to.equal(undefined);
+    });
+  });
+
   describe('restart hash on the pod template', () => {
     const base = aRedisCluster().withConfig({ maxmemory: '100mb' });
     const table: [string, Builder, boolean][] = [
