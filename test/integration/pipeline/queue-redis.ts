@@ -140,7 +140,20 @@ async function startSentinel(): Promise<QueueRedisServer> {
       client: () => workerConnection(target),
       async failoverMasterOf() {
         const before = (await sentinelOf())[1];
-        await withRedis(sentinel.host, (r) => r.call('SENTINEL', 'FAILOVER', name), sentinel.port);
+        // The sentinel learns of the replica from the master's INFO, which it reads every few
+        // seconds: until then it refuses with NOGOODSLAVE (CI beside a CPU hog). Asked again
+        // until it takes; INPROG is a failover already under way.
+        await waitFor(
+          () =>
+            withRedis(sentinel.host, (r) => r.call('SENTINEL', 'FAILOVER', name), sentinel.port).then(
+              () => true,
+              (error: Error) => {
+                if (/^(NOGOODSLAVE|INPROG)/.test(error.message)) return error.message.startsWith('INPROG');
+                throw error;
+              },
+            ),
+          { what: 'the sentinel to take the failover (a replica it knows)', timeout: 30_000, interval: 500 },
+        );
         await waitFor(async () => (await sentinelOf())[1] !== before, {
           what: 'the sentinel to promote the replica',
           timeout: 30_000,
