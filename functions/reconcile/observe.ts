@@ -47,10 +47,7 @@ export async function observeChildren(
   const clusterName = cluster.metadata.name ?? '';
   const names = childNames(clusterName);
   const auth = authRefOf(cluster);
-  // The Secret always from the API server (a password is never served stale, nor cached).
-  const secret = kube.read<V1Secret>('v1', 'Secret', namespace, auth.name, signal);
-  const activeSecret = kube.read<V1Secret>('v1', 'Secret', namespace, activeSecretName(clusterName), signal);
-  const monitorSecret = kube.read<V1Secret>('v1', 'Secret', namespace, monitorSecretName(clusterName), signal);
+  const secrets = observeSecrets(kube, namespace, clusterName, auth, signal);
   const cache = kube.cache?.synced ? kube.cache : undefined;
   const read = <T extends KubernetesObject>(apiVersion: string, kind: string, name: string) =>
     cache
@@ -87,13 +84,35 @@ export async function observeChildren(
       clientService,
       podDisruptionBudget,
       networkPolicy,
-      secret: await secret,
-      activeSecret: await activeSecret,
-      monitorSecret: await monitorSecret,
+      ...(await secrets),
     },
     pods: pods.flatMap((pod) => toObservedPod(pod, names.statefulSet, nodeOf, now)),
     claims: claims.flatMap((claim) => toObservedClaim(claim, names.statefulSet)),
   };
+}
+
+/**
+ * The auth Secret, the password in force and the monitoring user's, always from the API server
+ * (a password is never served stale, nor cached): one list of the Secrets knredis labelled for
+ * this cluster, then a read by name of any not in it (a user's Secret, or one whose labels were
+ * removed: its password must be found, never replaced by a newly generated one).
+ */
+async function observeSecrets(
+  kube: KubeClient,
+  namespace: string,
+  clusterName: string,
+  auth: AuthRef,
+  signal?: AbortSignal,
+): Promise<Pick<Observed['children'], 'secret' | 'activeSecret' | 'monitorSecret'>> {
+  const listed = await kube.listSecrets(namespace, ownedSelector(clusterName), signal);
+  const byName = new Map(listed.map((s) => [s.metadata?.name ?? '', s]));
+  const get = (name: string) => byName.get(name) ?? kube.read<V1Secret>('v1', 'Secret', namespace, name, signal);
+  const [secret, activeSecret, monitorSecret] = await Promise.all([
+    get(auth.name),
+    get(activeSecretName(clusterName)),
+    get(monitorSecretName(clusterName)),
+  ]);
+  return { secret, activeSecret, monitorSecret };
 }
 
 function toObservedPod(

@@ -90,8 +90,9 @@ export const identities: readonly Identity[] = [
       {
         group: '',
         resource: 'secrets',
-        verbs: applied,
-        usedBy: 'observe.ts read (auth password); children.ts apply (generated Secret)',
+        verbs: [...applied, 'list'],
+        usedBy:
+          "observe.ts list (the cluster's labelled Secrets) and read (auth password); children.ts apply (generated, active and monitoring Secrets)",
       },
       {
         group: 'policy',

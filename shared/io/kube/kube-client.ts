@@ -18,6 +18,7 @@ import {
   type V1Node,
   type V1PersistentVolumeClaim,
   type V1Pod,
+  type V1Secret,
 } from '@kubernetes/client-node';
 import { GROUP, PLURAL, STORAGE_VERSION } from '../../core/api/group.ts';
 import type { RedisCluster, RedisClusterStatus } from '../../core/api/v1beta1.ts';
@@ -129,6 +130,11 @@ export class KubeClient {
   async listClaims(namespace: string, labelSelector: string, signal?: AbortSignal): Promise<V1PersistentVolumeClaim[]> {
     this.note('list', 'persistentvolumeclaims');
     return (await this.core.listNamespacedPersistentVolumeClaim({ namespace, labelSelector }, abortable(signal))).items;
+  }
+
+  async listSecrets(namespace: string, labelSelector: string, signal?: AbortSignal): Promise<V1Secret[]> {
+    this.note('list', 'secrets');
+    return (await this.core.listNamespacedSecret({ namespace, labelSelector }, abortable(signal))).items;
   }
 
   async listNodes(signal?: AbortSignal): Promise<V1Node[]> {

@@ -7,8 +7,10 @@ import { expect } from 'chai';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { finalize } from '../../../functions/reconcile/finalize.ts';
 import { recorder } from '../../../functions/reconcile/events.ts';
-import { observeChildren } from '../../../functions/reconcile/observe.ts';
-import { FINALIZER } from '../../../shared/core/resources/names.ts';
+import { observeChildren, passwordOf } from '../../../functions/reconcile/observe.ts';
+import { activeSecretName } from '../../../shared/core/reconcile/rotation-record.ts';
+import { monitorSecretName } from '../../../shared/core/resources/monitor-user.ts';
+import { childNames, FINALIZER, PASSWORD_KEY } from '../../../shared/core/resources/names.ts';
 import { childLabels } from '../../../shared/core/resources/meta.ts';
 import {
   desiredClientService,
@@ -113,6 +115,32 @@ describe('what knredis selects and deletes on the API server', function () {
       'headless Service': [`pod/${CLUSTER}-0`],
       PodDisruptionBudget: [`pod/${CLUSTER}-0`],
     });
+  });
+
+  it("reads the cluster's Secrets with one list, and by name any that lost knredis' labels", async () => {
+    const secret = (name: string, labels: Record<string, string>, password: string) => ({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name, labels },
+      stringData: { [PASSWORD_KEY]: password },
+    });
+    await create(secret(childNames(CLUSTER).generatedSecret, childLabels(CLUSTER, 'auth'), 'generated'));
+    // Its labels removed by hand: its password must still be found, never replaced by a new one.
+    await create(secret(activeSecretName(CLUSTER), {}, 'in force'));
+    await create(secret(monitorSecretName(CLUSTER), childLabels(CLUSTER, 'monitor'), 'monitor'));
+    await create(secret(`${CLUSTER}-lookalike`, childLabels(CLUSTER, 'auth'), 'another'));
+    const requests: string[] = [];
+    const counted = new KubeClient(api.env.kubeConfig(), {
+      count: (verb, resource) => requests.push(`${verb} ${resource}`),
+    });
+    const observed = await observeChildren(counted, (await kube.getCluster(ns, CLUSTER))!, Date.now());
+    const { secret: auth, activeSecret, monitorSecret } = observed.children;
+    expect({
+      auth: passwordOf(auth, PASSWORD_KEY),
+      active: passwordOf(activeSecret, PASSWORD_KEY),
+      monitor: passwordOf(monitorSecret, PASSWORD_KEY),
+    }).to.deep.equal({ auth: 'generated', active: 'in force', monitor: 'monitor' });
+    expect(requests.filter((r) => /secret/i.test(r))).to.deep.equal(['list secrets', 'get Secret']);
   });
 
   it('deletes, with reclaim: Delete, only the claims that carry its labels AND a claim name of its StatefulSet', async () => {
