@@ -6,7 +6,7 @@ import { GROUP, PLURAL, STORAGE_VERSION } from '../shared/core/api/group.ts';
 import type { JsonObject } from '../shared/core/api/json.ts';
 import type { ObjectMetaLike } from '../shared/core/apiserver-events.ts';
 import { toKey } from '../shared/core/resource-key.ts';
-import { childNames } from '../shared/core/resources/names.ts';
+import { secretsUsedBy, type SecretUser } from '../shared/core/resources/secrets-used.ts';
 import { unlessNotFound } from '../shared/io/kube/errors.ts';
 import { withUserAgent } from '../shared/io/kube/user-agent.ts';
 import type { ObjectRef, OwnerLookup } from './ingest/to-keys.ts';
@@ -46,17 +46,11 @@ export function kubeOwnerLookup(kc: KubeConfig): OwnerLookup {
         namespace,
         plural: PLURAL,
       })) as {
-        items?: {
-          metadata?: { name?: string };
-          spec?: { auth?: { secretRef?: { name?: string } }; tls?: { secretRef?: { name?: string } } };
-        }[];
+        items?: SecretUser[];
       };
-      return (list.items ?? []).flatMap((rc) => {
-        const name = rc.metadata?.name ?? '';
-        const used = rc.spec?.auth?.secretRef?.name ?? childNames(name).generatedSecret;
-        // and the TLS Secret: a renewed certificate is reloaded at once, not at the next resync
-        return name && (used === secret || rc.spec?.tls?.secretRef?.name === secret) ? [name] : [];
-      });
+      return (list.items ?? []).flatMap((rc) =>
+        rc.metadata?.name && secretsUsedBy(rc).includes(secret) ? [rc.metadata.name] : [],
+      );
     },
   };
 }

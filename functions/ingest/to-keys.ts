@@ -9,9 +9,10 @@
 //                                                   (a delete), every existing RedisCluster
 //                                                   whose name is a '-'-prefix of the child's
 //                                                   name (children are named <cluster>-...)
-//   a Secret (ref mode only: no data travels)    -> the RedisClusters whose password it holds
-//                                                   (spec.auth.secretRef, or the generated one)
-//                                                   or whose certificate (spec.tls.secretRef)
+//   a Secret (ref mode only: no data travels)    -> the RedisClusters that read it: their password
+//                                                   (spec.auth.secretRef, or the generated one), their
+//                                                   certificate, or one knredis keeps for them
+//                                                   (shared/core/resources/secrets-used.ts)
 // Anything else is unrelated: the caller answers 400 and queues nothing.
 import { parseEventType, type KubeObjectLike, type ObjectMetaLike } from '../../shared/core/apiserver-events.ts';
 import { GROUP, KIND, LABEL_CLUSTER } from '../../shared/core/api/group.ts';
@@ -34,7 +35,7 @@ export interface OwnerLookup {
   readMeta(ref: ObjectRef): Promise<ObjectMetaLike | null>;
   /** Those of `names` that are existing RedisClusters in the namespace. */
   existingClusters(namespace: string, names: readonly string[]): Promise<string[]>;
-  /** The RedisClusters of the namespace whose password is in this Secret (a rotation follows). */
+  /** The RedisClusters of the namespace that read this Secret (secretsUsedBy). */
   clustersUsingSecret(namespace: string, secret: string): Promise<string[]>;
 }
 
@@ -99,7 +100,7 @@ export async function toKeys(event: EventFields, lookup?: OwnerLookup): Promise<
     const users = await lookup.clustersUsingSecret(ref.namespace, ref.name);
     return users.length > 0
       ? { keys: users.map((name) => toKey({ namespace: ref.namespace, name })) }
-      : { unrelated: `Secret ${ref.namespace}/${ref.name} holds no RedisCluster's password` };
+      : { unrelated: `Secret ${ref.namespace}/${ref.name} is read by no RedisCluster` };
   }
   if (!isChild(ref.apiVersion, ref.kind))
     return { unrelated: `kind ${ref.apiVersion}/${ref.kind} is not watched by knredis` };

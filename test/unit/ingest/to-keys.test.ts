@@ -149,7 +149,7 @@ describe('ingest to-keys', () => {
     const other = { ...secret, metadata: { namespace: 'prod', name: 'tls-web' } };
     expect(await toKeys(asEvent(other, 'update', 'ref'), lookup))
       .to.have.property('unrelated')
-      .that.matches(/holds no RedisCluster's password/);
+      .that.matches(/is read by no RedisCluster/);
     expect(await toKeys(asEvent(secret, 'update', 'resource'), lookup))
       .to.have.property('unrelated')
       .that.matches(/not watched/);
