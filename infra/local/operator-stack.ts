@@ -67,7 +67,8 @@ export interface StackUrls {
 
 export interface OperatorStack {
   readonly dir: string;
-  readonly queueRedisUrl: string;
+  /** The queue's Redis: its URL, and its password (REDIS_PASSWORD of the functions). */
+  readonly queueRedis: { readonly url: string; readonly password: string };
   readonly certs: WebhookCerts;
   readonly webhookConfigurationName: string;
   readonly urls: StackUrls;
@@ -219,7 +220,7 @@ export async function startOperatorStack(options: OperatorStackOptions): Promise
     say('starting the queue Redis');
     const queue: QueueRedis = await startQueueRedis(join(options.dir, 'queue-redis'));
     running.set('queue-redis', queue.process);
-    const redisEnv = { REDIS_URL: queue.url };
+    const redisEnv = { REDIS_URL: queue.url, REDIS_PASSWORD: queue.password };
     // 2: webhooks, then the API pointing at them
     say('starting the webhooks');
     const certs = await makeWebhookCerts(join(options.dir, 'certs'));
@@ -261,7 +262,7 @@ export async function startOperatorStack(options: OperatorStackOptions): Promise
     const logs = () => Object.fromEntries([...running].map(([name, p]) => [name, p.log]));
     return {
       dir: options.dir,
-      queueRedisUrl: queue.url,
+      queueRedis: { url: queue.url, password: queue.password },
       certs,
       webhookConfigurationName: configurationName,
       urls: {

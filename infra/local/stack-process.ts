@@ -31,6 +31,8 @@ export interface SpawnOptions {
   readonly env: NodeJS.ProcessEnv;
   readonly cwd: string;
   readonly log: string;
+  /** Written to the process' standard input, then closed (a secret never goes on a command line). */
+  readonly stdin?: string;
 }
 
 export function spawnStackProcess(options: SpawnOptions): StackProcess {
@@ -40,10 +42,16 @@ export function spawnStackProcess(options: SpawnOptions): StackProcess {
   try {
     const child = spawn(options.command, [...options.args], {
       detached: true,
-      stdio: ['ignore', fd, fd],
+      stdio: [options.stdin === undefined ? 'ignore' : 'pipe', fd, fd],
       env: options.env,
       cwd: options.cwd,
     });
+    if (options.stdin !== undefined) {
+      child.stdin?.on('error', () => {
+        /* the process exited before reading: its log says why */
+      });
+      child.stdin?.end(options.stdin);
+    }
     if (child.pid === undefined)
       throw new Error(`could not start ${options.name} (${options.command}); see ${options.log}`);
     pid = child.pid;

@@ -81,7 +81,10 @@ describe('ingest of the running operator refuses forged and unauthenticated even
     expect((await post('ghost-forged', forged)).status).to.equal(401);
     expect((await post('ghost-other', other)).status).to.equal(403);
     // Every job the queue holds or held, in any state: none for a refused event's key.
-    const queue = new Queue('reconcile', { connection: { url: stack.queueRedisUrl }, prefix: 'knredis' });
+    const queue = new Queue('reconcile', {
+      connection: { url: stack.queueRedis.url, password: stack.queueRedis.password },
+      prefix: 'knredis',
+    });
     try {
       const keys = (await queue.getJobs()).map((job) => job?.data?.key as string);
       expect(keys).to.include(`${ns}/seen`);
