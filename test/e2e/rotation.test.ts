@@ -4,17 +4,13 @@
 // switches password when the status tells it to. The change reaches the operator by the
 // Secret's own event, which carries no data (the resync is set an hour away), and neither
 // password appears in a log line, an Event or the status.
-import { readFile, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { expect } from 'chai';
-import { startOperatorStack, type OperatorStack } from '../../infra/local/operator-stack.ts';
-import { NodePool } from '../../shared/io/redis/connection.ts';
-import { observe } from '../../shared/io/redis/observe.ts';
-import { bulkLoad, ClientLoad } from '../integration/cluster/client-load.ts';
+import type { ClientLoad } from '../integration/cluster/client-load.ts';
 import { acceptsPassword } from '../support/redis-server.ts';
-import { localEnvironment, type LocalEnvironment } from '../support/local-env.ts';
-import { ClusterView, isReady } from './observe.ts';
+import type { LocalEnvironment } from '../support/local-env.ts';
+import { isReady, type ClusterView } from './observe.ts';
+import { startStackFixture, type StackFixture } from './stack-fixture.ts';
 
 const NAME = 'rotated';
 const KEYS = 5_000;
@@ -24,9 +20,8 @@ const THIRD = 'third-password-in-another-secret-3';
 
 describe('knredis end to end: password rotation (functions as separate processes, on the local Kubernetes)', function () {
   this.timeout(900_000);
+  let fixture: StackFixture | undefined;
   let env: LocalEnvironment;
-  let stack: OperatorStack | undefined;
-  let dir: string;
   let ns: string;
   let view: ClusterView;
   let load: ClientLoad | undefined;
@@ -53,67 +48,24 @@ describe('knredis end to end: password rotation (functions as separate processes
   };
 
   before(async () => {
-    env = await localEnvironment();
-    ns = `e2e-rotation-${process.pid}`;
-    await env.kubectl(['create', 'namespace', ns]);
-    dir = await mkdtemp(join(tmpdir(), 'knredis-e2e-rotation-'));
-    stack = await startOperatorStack({
-      kubeconfig: env.kubeconfigPath,
-      kubectl: env.kubectlPath,
-      dir,
-      workers: 1,
-      webhookConfigurationName: `knredis-e2e-rotation-${process.pid}`,
-      // A rotation must come by the Secret's event (or the spec's), not by a resync.
-      extraEnv: { RESYNC_INTERVAL_MS: '3600000' },
-    });
-    view = new ClusterView(env, ns, NAME);
+    fixture = await startStackFixture('rotation', NAME);
+    ({ env, ns, view } = fixture);
   });
   after(async function () {
     this.timeout(240_000);
     await load?.stop();
     await load?.close();
-    if (stack) {
-      await env.kubectl(['delete', 'rediscluster', NAME, '-n', ns, '--wait=false']).catch(() => {});
-      await env
-        .waitFor(async () => (await view.get()) === undefined, { what: `${NAME} gone`, timeout: 120_000 })
-        .catch(() => {});
-      await stack.stop();
-    }
-    if (ns) await env.kubectl(['delete', 'namespace', ns, '--wait=false']).catch(() => {});
-    if (dir) await rm(dir, { recursive: true, force: true });
+    await fixture?.stop();
   });
 
   it("rolls a live cluster to the user's changed Secret under load with zero errors and no restart", async () => {
     await secret('app-redis', FIRST);
-    await env.kubectl(['apply', '-f', '-'], {
-      input: JSON.stringify({
-        apiVersion: 'cache.redis.io/v1beta1',
-        kind: 'RedisCluster',
-        metadata: { name: NAME, namespace: ns },
-        spec: {
-          masters: 3,
-          replicasPerMaster: 1,
-          version: '7.0',
-          storage: { reclaim: 'Delete' },
-          auth: { secretRef: { name: 'app-redis' } },
-        },
-      }),
+    load = await fixture!.createLoaded({
+      spec: { auth: { secretRef: { name: 'app-redis' } } },
+      prefix: 'r',
+      keys: KEYS,
+      password: FIRST,
     });
-    const rc = await view.until('Ready', isReady);
-    const pool = new NodePool({ auth: { password: FIRST } });
-    try {
-      const pods = (await view.pods()).map((p) => ({
-        name: p.name,
-        address: { ip: p.ip, port: 6379 },
-        nodeName: p.node,
-      }));
-      await bulkLoad(await observe(pods, pool), 'r', KEYS, FIRST);
-    } finally {
-      await pool.close();
-    }
-    const seeds = (rc?.status?.shards ?? []).map((s) => ({ ip: s.master?.ip ?? '', port: 6379 }));
-    load = new ClientLoad(seeds, 'r', KEYS, FIRST);
-    load.start(4);
     const before = (await view.pods()).map((p) => `${p.name} ${p.uid} ${p.restarts}`).sort();
 
     await secret('app-redis', SECOND);
@@ -154,7 +106,7 @@ describe('knredis end to end: password rotation (functions as separate processes
       items: { reason: string; message: string }[];
     };
     expect(events.items.filter((e) => e.reason === 'PasswordRotation').length).to.be.greaterThan(0);
-    const logs = await Promise.all(Object.values(stack!.logs).map((path) => readFile(path, 'utf8')));
+    const logs = await Promise.all(Object.values(fixture!.stack.logs).map((path) => readFile(path, 'utf8')));
     const said = [...logs, ...events.items.map((e) => e.message), JSON.stringify((await view.get())?.status)].join(
       '\n',
     );

@@ -3,28 +3,22 @@
 // writing and reading through a scale-out, and a renewed certificate that reaches the operator
 // by the Secret's own event (the resync is set far away) and is reloaded without a restart.
 import { X509Certificate } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { ConnectionOptions } from 'node:tls';
 import { expect } from 'chai';
-import { startOperatorStack, type OperatorStack } from '../../infra/local/operator-stack.ts';
-import { NodePool } from '../../shared/io/redis/connection.ts';
-import { observe } from '../../shared/io/redis/observe.ts';
 import { servedFingerprint } from '../../shared/io/redis/tls.ts';
-import { bulkLoad, ClientLoad } from '../integration/cluster/client-load.ts';
-import { localEnvironment, type LocalEnvironment } from '../support/local-env.ts';
+import type { ClientLoad } from '../integration/cluster/client-load.ts';
+import type { LocalEnvironment } from '../support/local-env.ts';
 import { testCa, tlsSecret, type TestCa } from '../support/tls-certs.ts';
-import { ClusterView, isReady } from './observe.ts';
+import { isReady, type ClusterView } from './observe.ts';
+import { startStackFixture, type StackFixture } from './stack-fixture.ts';
 
 const NAME = 'secure';
 const KEYS = 5_000;
 
 describe('knredis end to end: TLS (functions as separate processes, on the local Kubernetes)', function () {
   this.timeout(900_000);
+  let fixture: StackFixture | undefined;
   let env: LocalEnvironment;
-  let stack: OperatorStack | undefined;
-  let dir: string;
   let ns: string;
   let ca: TestCa;
   let view: ClusterView;
@@ -37,71 +31,27 @@ describe('knredis end to end: TLS (functions as separate processes, on the local
     Promise.all((await view.pods()).map((p) => servedFingerprint({ ip: p.ip, port: 6379 }, client)));
 
   before(async () => {
-    env = await localEnvironment();
-    ns = `e2e-tls-${process.pid}`;
-    await env.kubectl(['create', 'namespace', ns]);
-    dir = await mkdtemp(join(tmpdir(), 'knredis-e2e-tls-'));
+    fixture = await startStackFixture('tls', NAME);
+    ({ env, ns, view } = fixture);
     ca = testCa();
     client = { ca: ca.ca, servername: `${NAME}.${ns}.svc` };
-    stack = await startOperatorStack({
-      kubeconfig: env.kubeconfigPath,
-      kubectl: env.kubectlPath,
-      dir,
-      workers: 1,
-      webhookConfigurationName: `knredis-e2e-tls-${process.pid}`,
-      // A renewal must come by the Secret's event, not by a resync.
-      extraEnv: { RESYNC_INTERVAL_MS: '3600000' },
-    });
-    view = new ClusterView(env, ns, NAME);
   });
   after(async function () {
     this.timeout(240_000);
     await load?.stop();
     await load?.close();
-    if (stack) {
-      await env.kubectl(['delete', 'rediscluster', NAME, '-n', ns, '--wait=false']).catch(() => {});
-      await env
-        .waitFor(async () => (await view.get()) === undefined, { what: `${NAME} gone`, timeout: 120_000 })
-        .catch(() => {});
-      await stack.stop();
-    }
-    if (ns) await env.kubectl(['delete', 'namespace', ns, '--wait=false']).catch(() => {});
-    if (dir) await rm(dir, { recursive: true, force: true });
+    await fixture?.stop();
     ca?.cleanup();
   });
 
   it('creates a TLS cluster from the Secret and scales it out under a TLS client load with zero errors', async () => {
     await secret(ca.issue(dnsNames()));
-    await env.kubectl(['apply', '-f', '-'], {
-      input: JSON.stringify({
-        apiVersion: 'cache.redis.io/v1beta1',
-        kind: 'RedisCluster',
-        metadata: { name: NAME, namespace: ns },
-        spec: {
-          masters: 3,
-          replicasPerMaster: 1,
-          version: '7.0',
-          storage: { reclaim: 'Delete' },
-          tls: { secretRef: { name: `${NAME}-tls` } },
-        },
-      }),
+    load = await fixture!.createLoaded({
+      spec: { tls: { secretRef: { name: `${NAME}-tls` } } },
+      prefix: 'e',
+      keys: KEYS,
+      tls: client,
     });
-    const rc = await view.until('Ready over TLS', isReady);
-    const password = await view.password();
-    const pool = new NodePool({ auth: { password }, tls: client });
-    try {
-      const pods = (await view.pods()).map((p) => ({
-        name: p.name,
-        address: { ip: p.ip, port: 6379 },
-        nodeName: p.node,
-      }));
-      await bulkLoad(await observe(pods, pool), 'e', KEYS, password, client);
-    } finally {
-      await pool.close();
-    }
-    const seeds = (rc?.status?.shards ?? []).map((s) => ({ ip: s.master?.ip ?? '', port: 6379 }));
-    load = new ClientLoad(seeds, 'e', KEYS, password, undefined, client);
-    load.start(4);
     await env.kubectl(['scale', 'rediscluster', NAME, '-n', ns, '--replicas=4']);
     await view.until('Ready with 4 masters', (r) => isReady(r) && r?.status?.readyMasters === 4, 600_000);
     const report = await load.stop();
