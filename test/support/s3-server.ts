@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, openSync, closeSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { Agent } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateBucketCommand, DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
@@ -45,7 +46,12 @@ async function distinctFreePorts(count: number): Promise<number[]> {
   return [...ports];
 }
 
-export async function startS3Server(): Promise<S3Server> {
+export interface S3ServerOptions {
+  /** Serve S3 over TLS with this certificate (its CA, for the server's own readiness checks). */
+  tls?: { cert: string; key: string; ca: string };
+}
+
+export async function startS3Server(options: S3ServerOptions = {}): Promise<S3Server> {
   const binary = seaweedBinary();
   if (!existsSync(binary))
     throw new Error(`prerequisite missing: ${binary} (build it with: bash infra/local/build-seaweedfs.sh)`);
@@ -86,18 +92,24 @@ export async function startS3Server(): Promise<S3Server> {
     // route around it); alone, it need not, and a test's stop takes that much less.
     '-volume.preStopSeconds=0',
   ];
+  if (options.tls) {
+    await writeFile(join(dir, 's3.crt'), options.tls.cert);
+    await writeFile(join(dir, 's3.key'), options.tls.key, { mode: 0o600 });
+    args.push(`-s3.cert.file=${join(dir, 's3.crt')}`, `-s3.key.file=${join(dir, 's3.key')}`);
+  }
   const logFile = join(dir, 'weed.log');
   const log = openSync(logFile, 'a');
   const child = spawn(binary, args, { stdio: ['ignore', log, log] });
   closeSync(log);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const endpoint = `http://${host}:${port['s3.port']}`;
+  const endpoint = `${options.tls ? 'https' : 'http'}://${host}:${port['s3.port']}`;
   const client = new S3Client({
     endpoint,
     region,
     forcePathStyle: true,
     credentials: { accessKeyId, secretAccessKey },
     maxAttempts: 1,
+    ...(options.tls ? { requestHandler: { httpsAgent: new Agent({ ca: options.tls.ca }) } } : {}),
   });
 
   const stop = async () => {

@@ -16,6 +16,7 @@ import {
 } from '../../../shared/io/object-store.ts';
 import { freePort } from '../../support/redis-server.ts';
 import { startS3Server, type S3Server } from '../../support/s3-server.ts';
+import { testCa } from '../../support/tls-certs.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
 const MiB = 1024 * 1024;
@@ -245,5 +246,35 @@ describe('shared/io/object-store (S3 on a real SeaweedFS)', function () {
     });
     expect(await rejection(store.put('broken/shard', body))).to.equal(broken);
     expect(await store.head('broken/shard')).to.equal(undefined);
+  });
+});
+
+describe('shared/io/object-store over TLS (a real SeaweedFS with a private CA)', function () {
+  this.timeout(180_000);
+  const ca = testCa('knredis object store CA');
+  let server: S3Server;
+
+  before(async () => {
+    server = await startS3Server({ tls: { ...ca.issue(['localhost']), ca: ca.ca } });
+  });
+  after(async () => {
+    await server?.stop();
+    ca.cleanup();
+  });
+
+  it('stores and reads back over https when given the CA, and refuses the server without it', async () => {
+    expect(server.endpoint).to.match(/^https:/);
+    const trusting = createS3Store({ ...server, ca: ca.ca });
+    const untrusting = createS3Store({ ...server });
+    try {
+      await trusting.putJson('tls/manifest.json', { shards: 3 });
+      expect(await trusting.getJson('tls/manifest.json')).to.deep.equal({ shards: 3 });
+      const error = await rejection(untrusting.head('tls/manifest.json'));
+      expect(error).to.be.instanceOf(ObjectStoreError).and.to.include({ kind: 'failed' });
+      expect(error.message).to.match(/SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE/);
+    } finally {
+      trusting.close();
+      untrusting.close();
+    }
   });
 });
