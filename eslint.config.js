@@ -15,6 +15,8 @@ const ioLibraries = [
   'node:https',
   'node:fs',
   'node:child_process',
+  '@aws-sdk/client-s3',
+  '@aws-sdk/lib-storage',
 ];
 
 export default tseslint.config(
@@ -38,6 +40,25 @@ export default tseslint.config(
         setInterval: 'readonly',
         clearInterval: 'readonly',
       },
+    },
+  },
+  {
+    // One module talks S3, and loads the SDK lazily (cold start): shared/io/object-store.ts.
+    files: ['functions/**/*.ts', 'shared/**/*.ts', 'infra/**/*.ts'],
+    ignores: ['shared/io/object-store.ts', 'shared/core/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@aws-sdk/*'],
+              message: 'Use shared/io/object-store.ts, the one module that talks S3.',
+              allowTypeImports: true,
+            },
+          ],
+        },
+      ],
     },
   },
   {

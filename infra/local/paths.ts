@@ -47,6 +47,11 @@ export function exporterBinary(): string {
   return join(cacheDir(), `redis-exporter-${versionOf('REDIS_EXPORTER_VERSION')}`, 'bin', 'redis_exporter');
 }
 
+/** SeaweedFS' weed as build-seaweedfs.sh leaves it (SEAWEEDFS_VERSION of versions.env). */
+export function seaweedBinary(): string {
+  return join(cacheDir(), `seaweedfs-${versionOf('SEAWEEDFS_VERSION')}`, 'bin', 'weed');
+}
+
 export const binaries = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubectl'] as const;
 
 /** The contract with infra/local/kubelet: started only when this file exists. */

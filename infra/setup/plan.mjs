@@ -17,6 +17,7 @@ import { debianPackages, goHowTo, goNeeded, nodeHowTo } from './needs.mjs';
  * @property {boolean} binaries           the control plane of versions.env is built
  * @property {boolean} [knative]          Knative's adapter and webhooks of versions.env are built (test only)
  * @property {boolean} exporter           redis_exporter of versions.env is built (the local pods' exporter sidecar)
+ * @property {boolean} [seaweedfs]        SeaweedFS' weed of versions.env is built (the tests' S3 server; test only)
  * @property {string} [go]                `go env GOVERSION` ('go1.26.8'); absent without go
  * @property {boolean} aptGet
  * @property {boolean} root
@@ -26,7 +27,7 @@ import { debianPackages, goHowTo, goNeeded, nodeHowTo } from './needs.mjs';
 
 /**
  * @typedef {object} Action
- * @property {'npm ci' | 'Debian packages' | 'control plane' | 'Knative' | 'redis_exporter'} step
+ * @property {'npm ci' | 'Debian packages' | 'control plane' | 'Knative' | 'redis_exporter' | 'SeaweedFS'} step
  * @property {string} why
  * @property {string[][]} run            commands, in order
  */
@@ -36,6 +37,7 @@ import { debianPackages, goHowTo, goNeeded, nodeHowTo } from './needs.mjs';
 export const buildScript = 'infra/local/build-binaries.sh';
 export const knativeBuildScript = 'infra/local/build-knative.sh';
 export const exporterBuildScript = 'infra/local/build-exporter.sh';
+export const seaweedBuildScript = 'infra/local/build-seaweedfs.sh';
 
 /** '20.19.1' or 'go1.26' -> [20, 19, 1]; missing parts are 0. @param {string} version */
 export function versionParts(version) {
@@ -68,10 +70,12 @@ export function planSetup(facts) {
   }
   // The Knative e2e runs Knative's own binaries: `npm test` builds them, `npm run dev` does not.
   const knativeMissing = facts.purpose === 'test' && facts.knative === false;
+  const seaweedMissing = facts.purpose === 'test' && facts.seaweedfs === false;
   const toBuild = [
     ...(facts.binaries ? [] : ['the control plane (etcd, kube-apiserver, ...)']),
     ...(knativeMissing ? ["Knative's ApiServerSource adapter and webhooks"] : []),
     ...(facts.exporter ? [] : ["redis_exporter (the local pods' exporter sidecar)"]),
+    ...(seaweedMissing ? ['SeaweedFS (the S3 server of the backup tests)'] : []),
   ];
   if (toBuild.length > 0 && !(facts.go && atLeast(facts.go, goNeeded))) {
     const have = facts.go ? `this is ${facts.go}` : 'go is not on PATH';
@@ -163,6 +167,19 @@ export function planSetup(facts) {
       why: `not built yet for infra/local/versions.env: go build of the exporter sidecar's binary, once (about 2 minutes on 2 cores), then cached`,
       run: [['bash', exporterBuildScript]],
     });
+  }
+
+  // 7: SeaweedFS (test only), the S3-compatible server the backup tests store into.
+  if (facts.purpose === 'test') {
+    if (facts.seaweedfs) {
+      plan.inPlace.push('SeaweedFS');
+    } else {
+      plan.actions.push({
+        step: 'SeaweedFS',
+        why: `not built yet for infra/local/versions.env: go build of SeaweedFS' weed (the tests' S3 server), once (about 12 minutes on 2 cores), then cached`,
+        run: [['bash', seaweedBuildScript]],
+      });
+    }
   }
 
   if (plan.problems.length > 0) plan.actions = [];

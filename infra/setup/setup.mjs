@@ -85,6 +85,11 @@ function exporterBuilt() {
   return existsSync(join(cache, `redis-exporter-${versionOf('REDIS_EXPORTER_VERSION')}`, 'bin', 'redis_exporter'));
 }
 
+/** SeaweedFS' weed, where build-seaweedfs.sh puts it (infra/local/paths.ts reads the same place). */
+function seaweedBuilt() {
+  return existsSync(join(cache, `seaweedfs-${versionOf('SEAWEEDFS_VERSION')}`, 'bin', 'weed'));
+}
+
 /** The facts planSetup decides on; the slow ones (go, sudo) only when they matter. */
 function gatherFacts(/** @type {import('./needs.mjs').Purpose} */ purpose) {
   const pkg = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8'));
@@ -93,6 +98,7 @@ function gatherFacts(/** @type {import('./needs.mjs').Purpose} */ purpose) {
   const binaries = binariesBuilt();
   const knative = purpose === 'test' ? knativeBuilt() : undefined;
   const exporter = exporterBuilt();
+  const seaweedfs = purpose === 'test' ? seaweedBuilt() : undefined;
   const root = process.getuid?.() === 0;
   /** @type {import('./plan.mjs').Facts} */
   const facts = {
@@ -104,11 +110,12 @@ function gatherFacts(/** @type {import('./needs.mjs').Purpose} */ purpose) {
     binaries,
     ...(knative === undefined ? {} : { knative }),
     exporter,
+    ...(seaweedfs === undefined ? {} : { seaweedfs }),
     aptGet: missing && onPath('apt-get'),
     root,
     interactive: Boolean(process.stdin.isTTY),
   };
-  if (!binaries || knative === false || !exporter) {
+  if (!binaries || knative === false || !exporter || seaweedfs === false) {
     const go = spawnSync('go', ['env', 'GOVERSION'], { encoding: 'utf8' });
     if (go.status === 0) facts.go = go.stdout.trim();
   }

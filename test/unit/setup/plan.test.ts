@@ -5,6 +5,7 @@ import {
   exporterBuildScript,
   knativeBuildScript,
   planSetup,
+  seaweedBuildScript,
   type Facts,
 } from '../../../infra/setup/plan.mjs';
 
@@ -29,6 +30,7 @@ function aMachine(overrides: Partial<Facts> = {}, commands: Record<string, boole
     binaries: true,
     knative: true,
     exporter: true,
+    seaweedfs: true,
     aptGet: true,
     root: true,
     interactive: false,
@@ -95,12 +97,19 @@ describe('infra/setup/plan', function () {
       [['bash', exporterBuildScript]],
     ],
     [
+      'the SeaweedFS build for npm test when it is not cached and Go is there',
+      aMachine({ seaweedfs: false, go: 'go1.26.8' }),
+      [['bash', seaweedBuildScript]],
+    ],
+    ['no SeaweedFS build for npm run dev', aMachine({ purpose: 'dev', seaweedfs: undefined }), []],
+    [
       'every Go build, control plane first, when none is built',
-      aMachine({ binaries: false, knative: false, exporter: false, go: 'go1.26.8' }),
+      aMachine({ binaries: false, knative: false, exporter: false, seaweedfs: false, go: 'go1.26.8' }),
       [
         ['bash', buildScript],
         ['bash', knativeBuildScript],
         ['bash', exporterBuildScript],
+        ['bash', seaweedBuildScript],
       ],
     ],
     [
@@ -139,6 +148,11 @@ describe('infra/setup/plan', function () {
       'Go is missing and redis_exporter is not built',
       aMachine({ exporter: false }),
       /Go >= 1\.26 is needed once, to build redis_exporter \(the local pods' exporter sidecar\).*go is not on PATH/,
+    ],
+    [
+      'Go is missing and SeaweedFS is not built (npm test)',
+      aMachine({ seaweedfs: false }),
+      /Go >= 1\.26 is needed once, to build SeaweedFS \(the S3 server of the backup tests\).*go is not on PATH/,
     ],
     [
       'a package is missing and there is no apt-get',
