@@ -163,6 +163,9 @@ async function* records(source: AsyncIterable<Uint8Array>, info: RdbInfo): Async
         case 'eof': {
           commit(c.pos - (unit.checksum?.length ?? 0));
           info.checksum = verify(crc, unit.checksum, base + start);
+          // Nothing may follow: bytes after EOF mean the transfer was framed wrong.
+          if (c.pos < end || !(await input.next()).done)
+            throw new RdbFormatError('corrupt', base + c.pos, 'bytes after the end of the file');
           return;
         }
       }

@@ -209,6 +209,10 @@ describe('readRdb', () => {
       }
     });
 
+    it('reports bytes after the EOF opcode as corrupt', async () => {
+      expect(await defectOf(Buffer.concat([rdbFile(plainKey), Buffer.from('\n')]))).to.equal('corrupt');
+    });
+
     it('reports a bad CRC as a checksum defect', async () => {
       expect(await defectOf(rdbFile(plainKey, { checksum: [1, 2, 3, 4, 5, 6, 7, 8] }))).to.equal('checksum');
     });

@@ -1,0 +1,165 @@
+import { expect } from 'chai';
+import { Redis } from 'ioredis';
+import { startRedis, withRedis, type RedisServer } from '../../support/redis-server.ts';
+import { waitFor } from '../../support/wait-for.ts';
+import { fetchSnapshot, SnapshotError, type Snapshot } from '../../../shared/io/redis/snapshot.ts';
+import { readRdb } from '../../../shared/core/rdb/read-rdb.ts';
+import { RdbFormatError } from '../../../shared/core/rdb/errors.ts';
+import { restoreRecords } from '../../../shared/io/redis/restore-keys.ts';
+import { NodePool } from '../../../shared/io/redis/connection.ts';
+import { fillDataset, keyState } from './dataset.ts';
+
+const DEBUG = ['--enable-debug-command', 'yes'];
+
+async function* chunksOf(bytes: Buffer): AsyncGenerator<Uint8Array> {
+  yield bytes;
+}
+
+describe('redis snapshot: fetch from a replica, read, restore', function () {
+  this.timeout(120_000);
+  let servers: RedisServer[] = [];
+  const clients: Redis[] = [];
+  let pool: NodePool | undefined;
+  afterEach(async () => {
+    for (const c of clients.splice(0)) c.disconnect();
+    await pool?.close();
+    await Promise.all(servers.map((s) => s.stop()));
+    servers = [];
+  });
+
+  const start = async (args: string[] = []) => {
+    const server = await startRedis({ args: [...DEBUG, ...args] });
+    servers.push(server);
+    return server;
+  };
+  const client = (s: RedisServer) => {
+    const c = new Redis({ host: s.host, port: s.port, maxRetriesPerRequest: 0 });
+    clients.push(c);
+    return c;
+  };
+
+  /** A master filled by `fill`, and a replica in sync with it serving snapshots as told. */
+  async function shard(replicaArgs: string[], fill: (r: Redis) => Promise<unknown> = fillDataset) {
+    const master = await start(['--repl-diskless-sync-delay', '0']);
+    await fill(client(master));
+    const replica = await start(['--replicaof', master.host, String(master.port), ...replicaArgs]);
+    const keys = await client(master).dbsize();
+    await waitFor(
+      async () => {
+        const info = await client(replica).info('replication');
+        return /master_link_status:up/.test(info) && (await client(replica).dbsize()) === keys;
+      },
+      { what: 'the replica in sync' },
+    );
+    return { master, replica };
+  }
+
+  async function collect(snapshot: Snapshot): Promise<Buffer> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of snapshot.stream) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  }
+
+  // Diskless, the node waits 2 s for more replicas first, sending newlines meanwhile.
+  for (const [diskless, delay] of [
+    ['no', '0'],
+    ['yes', '2'],
+  ] as const) {
+    it(`restores every key with its value and expiry (repl-diskless-sync ${diskless})`, async () => {
+      const { master, replica } = await shard(['--repl-diskless-sync', diskless, '--repl-diskless-sync-delay', delay]);
+      const snapshot = await fetchSnapshot({ host: replica.host, port: replica.port });
+      // The node says the size up front only when it wrote a file first ($<len>, not $EOF:<mark>).
+      expect(snapshot.bytes !== undefined).to.equal(diskless === 'no');
+      const target = await start();
+      pool = new NodePool();
+      const reader = readRdb(snapshot.stream);
+      const result = await restoreRecords({ pool, seed: { ip: target.host, port: target.port } }, reader);
+
+      const keys = (await client(master).keys('*')).sort();
+      expect(result).to.deep.equal({ restored: keys.length, skippedExisting: 0, skippedExpired: 0 });
+      expect(reader.info.checksum).to.equal('verified');
+      expect(reader.info.aux.get('redis-ver')).to.match(/^\d+\.\d+\.\d+$/);
+      expect((await client(target).keys('*')).sort()).to.deep.equal(keys);
+      for (const key of keys) {
+        expect(await keyState(client(target), key), key).to.equal(await keyState(client(master), key));
+      }
+      // No replica lingers on the node: the connection closed after the payload.
+      await waitFor(async () => (await client(replica).call('CLIENT', 'LIST', 'TYPE', 'replica')) === '', {
+        what: 'no replica connection left on the node',
+      });
+    });
+  }
+
+  it('authenticates as an ACL user, and names no password when refused', async () => {
+    const { replica } = await shard(['--repl-diskless-sync-delay', '0'], (r) => r.set('k', 'v'));
+    const admin = client(replica);
+    await admin.call('ACL', 'SETUSER', 'backup', 'on', '>backup-secret', '+sync', '+replconf');
+    await admin.call('CONFIG', 'SET', 'requirepass', 'admin-secret');
+    const at = { host: replica.host, port: replica.port };
+
+    const refusals = await Promise.all(
+      [undefined, { username: 'backup', password: 'wrong-secret' }].map((auth) =>
+        fetchSnapshot({ ...at, ...(auth ? { auth } : {}) }).then(
+          () => undefined,
+          (e: unknown) => e,
+        ),
+      ),
+    );
+    for (const refusal of refusals) {
+      expect(refusal).to.be.instanceOf(SnapshotError);
+      expect((refusal as Error).message).not.to.match(/secret/);
+    }
+    const snapshot = await fetchSnapshot({ ...at, auth: { username: 'backup', password: 'backup-secret' } });
+    const keys: string[] = [];
+    for await (const record of readRdb(snapshot.stream)) keys.push(record.key.toString());
+    expect(keys).to.deep.equal(['k']);
+  });
+
+  it('closes the connection when aborted in the middle of a transfer', async () => {
+    const random = (i: number) => Buffer.from(Array.from({ length: 1 << 20 }, (_, j) => (i * 31 + j * 7919) % 251));
+    const { replica } = await shard(['--repl-diskless-sync', 'yes', '--repl-diskless-sync-delay', '0'], async (r) => {
+      for (let i = 0; i < 48; i++) await r.set(`big:${i}`, random(i));
+    });
+    const controller = new AbortController();
+    const snapshot = await fetchSnapshot({ host: replica.host, port: replica.port, signal: controller.signal });
+    const failed = new Promise<unknown>((resolve) => snapshot.stream.once('error', resolve));
+    // Nobody reads: the node is left blocked on a full socket, the transfer mid-way.
+    await waitFor(async () => (await client(replica).call('CLIENT', 'LIST', 'TYPE', 'replica')) !== '', {
+      what: 'the transfer under way',
+    });
+    controller.abort();
+    expect(((await failed) as Error).name).to.equal('AbortError');
+    await waitFor(async () => (await client(replica).call('CLIENT', 'LIST', 'TYPE', 'replica')) === '', {
+      what: 'the node to drop the aborted transfer',
+    });
+  });
+
+  it('detects a changed byte and a cut in a real snapshot', async () => {
+    const { replica } = await shard(['--repl-diskless-sync-delay', '0']);
+    const rdb = await collect(await fetchSnapshot({ host: replica.host, port: replica.port }));
+    const defect = async (bytes: Buffer) => {
+      try {
+        for await (const _ of readRdb(chunksOf(bytes))) void _;
+        return 'none';
+      } catch (error) {
+        if (error instanceof RdbFormatError) return error.defect;
+        throw error;
+      }
+    };
+    expect(await defect(rdb)).to.equal('none');
+    const changed = Buffer.from(rdb);
+    // A byte inside the big compressible string's LZF data: still well-formed, only the CRC tells.
+    const at = rdb.indexOf('abcdefgh') + 2;
+    changed[at] = (changed[at] ?? 0) ^ 0x20;
+    expect(await defect(changed)).to.equal('checksum');
+    expect(await defect(rdb.subarray(0, rdb.length - 100))).to.equal('truncated');
+  });
+
+  it('refuses a snapshot while the replica has no link to its master', async () => {
+    const lonely = await start(['--replicaof', '127.0.0.1', '1']);
+    const refused = await fetchSnapshot({ host: lonely.host, port: lonely.port }).catch((e: unknown) => e);
+    expect(refused).to.be.instanceOf(SnapshotError);
+    expect((refused as Error).message).to.match(/NOMASTERLINK/);
+    await withRedis(lonely.host, (r) => r.ping(), lonely.port);
+  });
+});
