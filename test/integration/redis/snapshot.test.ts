@@ -1,15 +1,14 @@
 import { expect } from 'chai';
-import { Redis } from 'ioredis';
-import { startRedis, withRedis, type RedisServer } from '../../support/redis-server.ts';
+import type { Redis } from 'ioredis';
+import { withRedis, type RedisServer } from '../../support/redis-server.ts';
+import { Servers } from './shard.ts';
 import { waitFor } from '../../support/wait-for.ts';
 import { fetchSnapshot, SnapshotError, type Snapshot } from '../../../shared/io/redis/snapshot.ts';
 import { readRdb } from '../../../shared/core/rdb/read-rdb.ts';
 import { RdbFormatError } from '../../../shared/core/rdb/errors.ts';
 import { restoreRecords } from '../../../shared/io/redis/restore-keys.ts';
 import { NodePool } from '../../../shared/io/redis/connection.ts';
-import { fillDataset, keyState } from './dataset.ts';
-
-const DEBUG = ['--enable-debug-command', 'yes'];
+import { keyState } from './dataset.ts';
 
 async function* chunksOf(bytes: Buffer): AsyncGenerator<Uint8Array> {
   yield bytes;
@@ -17,42 +16,15 @@ async function* chunksOf(bytes: Buffer): AsyncGenerator<Uint8Array> {
 
 describe('redis snapshot: fetch from a replica, read, restore', function () {
   this.timeout(120_000);
-  let servers: RedisServer[] = [];
-  const clients: Redis[] = [];
+  const servers = new Servers();
   let pool: NodePool | undefined;
   afterEach(async () => {
-    for (const c of clients.splice(0)) c.disconnect();
     await pool?.close();
-    await Promise.all(servers.map((s) => s.stop()));
-    servers = [];
+    await servers.stop();
   });
-
-  const start = async (args: string[] = []) => {
-    const server = await startRedis({ args: [...DEBUG, ...args] });
-    servers.push(server);
-    return server;
-  };
-  const client = (s: RedisServer) => {
-    const c = new Redis({ host: s.host, port: s.port, maxRetriesPerRequest: 0 });
-    clients.push(c);
-    return c;
-  };
-
-  /** A master filled by `fill`, and a replica in sync with it serving snapshots as told. */
-  async function shard(replicaArgs: string[], fill: (r: Redis) => Promise<unknown> = fillDataset) {
-    const master = await start(['--repl-diskless-sync-delay', '0']);
-    await fill(client(master));
-    const replica = await start(['--replicaof', master.host, String(master.port), ...replicaArgs]);
-    const keys = await client(master).dbsize();
-    await waitFor(
-      async () => {
-        const info = await client(replica).info('replication');
-        return /master_link_status:up/.test(info) && (await client(replica).dbsize()) === keys;
-      },
-      { what: 'the replica in sync' },
-    );
-    return { master, replica };
-  }
+  const start = (args: string[] = []) => servers.start(args);
+  const client = (s: RedisServer) => servers.client(s);
+  const shard = (args: string[], fill?: (r: Redis) => Promise<unknown>) => servers.shard(args, fill);
 
   async function collect(snapshot: Snapshot): Promise<Buffer> {
     const chunks: Buffer[] = [];
