@@ -4,7 +4,7 @@ import { ClusterHarness } from '../cluster/cluster-harness.ts';
 import { converge } from '../../support/converge.ts';
 import { NodePool } from '../../../shared/io/redis/connection.ts';
 import { fetchSnapshot } from '../../../shared/io/redis/snapshot.ts';
-import { readRdb } from '../../../shared/core/rdb/read-rdb.ts';
+import { readRdb, type RdbRecord } from '../../../shared/core/rdb/read-rdb.ts';
 import { restoreRecords, type RestoreTarget } from '../../../shared/io/redis/restore-keys.ts';
 import { keySlot } from '../../../shared/core/cluster/slots.ts';
 import { fillDataset, keyState } from './dataset.ts';
@@ -62,13 +62,25 @@ describe('redis snapshot: restore into a cluster', function () {
     await converge(pool, harness.desired(3, 0));
     const seed = harness.pods[0]!.placement.address;
     const target: RestoreTarget = { pool, seed };
-    const all = await masters(servers.client({ host: seed.ip, port: seed.port }));
+    let all = await masters(servers.client({ host: seed.ip, port: seed.port }));
     expect(all).to.have.length(3);
 
     // 3: restore, an hour and a bit later as far as expiry goes: ttl:soon (1 h) is skipped.
     const later = () => Date.now() + 4_000_000;
     const small = { batchKeys: 7, batchBytes: 64 * 1024, now: later };
-    const first = await restoreRecords(target, await snapshot(), small);
+    // The slot of str:int changes owner once the restore has read the owners: MOVED, then
+    // the owners are read again.
+    const moved = keySlot('str:int');
+    const formerOwner = ownerOf(all, 'str:int');
+    const newOwner = all.find((m) => m !== formerOwner)!;
+    async function* movingASlot(records: AsyncIterable<RdbRecord>) {
+      for (const m of [newOwner, formerOwner, ...all.filter((m) => m !== newOwner && m !== formerOwner)])
+        await m.client.call('CLUSTER', 'SETSLOT', moved, 'NODE', newOwner.id);
+      yield* records;
+    }
+    const first = await restoreRecords(target, movingASlot(await snapshot()), small);
+    all = await masters(servers.client({ host: seed.ip, port: seed.port }));
+    expect(ownerOf(all, 'str:int').id).to.equal(newOwner.id);
     expect(first).to.deep.equal({ restored: keys.length - 1, skippedExisting: 0, skippedExpired: 1 });
     for (const key of keys.filter((k) => k !== 'ttl:soon')) {
       expect(await keyState(ownerOf(all, key).client, key), key).to.equal(await keyState(source, key));

@@ -1,6 +1,10 @@
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
-import { withRedis, type RedisServer } from '../../support/redis-server.ts';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, withRedis, type RedisServer } from '../../support/redis-server.ts';
+import { testCa } from '../../support/tls-certs.ts';
 import { Servers } from './shard.ts';
 import { waitFor } from '../../support/wait-for.ts';
 import { fetchSnapshot, SnapshotError, type Snapshot } from '../../../shared/io/redis/snapshot.ts';
@@ -125,6 +129,34 @@ describe('redis snapshot: fetch from a replica, read, restore', function () {
     changed[at] = (changed[at] ?? 0) ^ 0x20;
     expect(await defect(changed)).to.equal('checksum');
     expect(await defect(rdb.subarray(0, rdb.length - 100))).to.equal('truncated');
+  });
+
+  it('fetches over TLS, verifying the node against the CA it is given', async () => {
+    const ca = testCa();
+    const other = testCa('another CA');
+    const dir = await mkdtemp(join(tmpdir(), 'knredis-snapshot-tls-'));
+    try {
+      const server = ca.issue(['localhost']);
+      const file = async (name: string, text: string) => (await writeFile(join(dir, name), text), join(dir, name));
+      const tlsPort = await freePort();
+      const node = await start([
+        ...['--tls-port', String(tlsPort), '--tls-auth-clients', 'no'],
+        ...['--tls-cert-file', await file('tls.crt', server.cert), '--tls-key-file', await file('tls.key', server.key)],
+        ...['--tls-ca-cert-file', await file('ca.crt', ca.ca)],
+      ]);
+      await client(node).set('over', 'tls');
+      const at = { host: node.host, port: tlsPort };
+      const refused = await fetchSnapshot({ ...at, tls: { ca: other.ca } }).catch((e: unknown) => e);
+      expect(refused).to.be.instanceOf(SnapshotError);
+      const snapshot = await fetchSnapshot({ ...at, tls: { ca: ca.ca } });
+      const keys: string[] = [];
+      for await (const record of readRdb(snapshot.stream)) keys.push(record.key.toString());
+      expect(keys).to.deep.equal(['over']);
+    } finally {
+      ca.cleanup();
+      other.cleanup();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses a snapshot while the replica has no link to its master', async () => {
