@@ -89,6 +89,8 @@ async function* records(source: AsyncIterable<Uint8Array>, info: RdbInfo): Async
       start = 0;
     }
     const target = Math.max(MIN_FILL, 2 * end);
+    // Give back what one big value needed once the units are small again.
+    if (buf.length > 4 * target) buf = buf.slice(0, Math.max(target, end));
     while (end < target) {
       const next = await input.next();
       if (next.done) {
@@ -240,7 +242,9 @@ function dumpPayload(type: number, value: Uint8Array, version: number): Buffer {
   payload[0] = type;
   payload.set(value, 1);
   payload.writeUInt16LE(version, size);
-  payload.set(crc64Bytes(crc64(payload.subarray(0, size + 2))), size + 2);
+  const crc = crc64(payload.subarray(0, size + 2));
+  payload.writeUInt32LE(crc.lo, size + 2);
+  payload.writeUInt32LE(crc.hi, size + 6);
   return payload;
 }
 

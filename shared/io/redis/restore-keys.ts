@@ -58,11 +58,10 @@ export async function restoreRecords(
   let bytes = 0;
   const perNode = new Map<string, number>();
 
-  const flush = async () => {
-    let pending = batch;
-    batch = [];
-    bytes = 0;
-    perNode.clear();
+  // A batch is written while the next one is read: at most two batches are held.
+  let writing: Promise<void> = Promise.resolve();
+  const write = async (first: Pending[]) => {
+    let pending = first;
     for (let round = 0; pending.length > 0; round++) {
       options.signal?.throwIfAborted();
       if (round >= MAX_REDIRECT_ROUNDS)
@@ -72,6 +71,15 @@ export async function restoreRecords(
       else if (again.length > 0) await new Promise((r) => setTimeout(r, RETRY_PAUSE_MS));
       pending = again;
     }
+  };
+  const flush = async () => {
+    const pending = batch;
+    batch = [];
+    bytes = 0;
+    perNode.clear();
+    await writing;
+    writing = write(pending);
+    writing.catch(() => {}); // seen by the next flush, or at the end
   };
 
   for await (const record of records) {
@@ -90,6 +98,7 @@ export async function restoreRecords(
     if (count >= batchKeys || bytes >= batchBytes) await flush();
   }
   await flush();
+  await writing;
   return result;
 }
 
