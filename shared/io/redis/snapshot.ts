@@ -75,11 +75,11 @@ export async function fetchSnapshot(o: SnapshotOptions): Promise<Snapshot> {
     if (header.startsWith('$EOF:')) {
       const mark = Buffer.from(header.slice(5));
       if (mark.length !== EOF_MARK_BYTES) throw new SnapshotError(node, 'bad end-of-file mark');
-      return { stream: transfer(socket, rest, markedBy(mark), o.signal, node) };
+      return { stream: transfer(socket, rest, markedBy(mark), o, node) };
     }
     const bytes = Number(header.slice(1));
     if (!Number.isSafeInteger(bytes) || bytes < 0) throw new SnapshotError(node, 'bad payload length');
-    return { stream: transfer(socket, rest, counted(bytes), o.signal, node), bytes };
+    return { stream: transfer(socket, rest, counted(bytes), o, node), bytes };
   } catch (error) {
     socket.destroy();
     throw o.signal?.aborted ? o.signal.reason : error;
@@ -207,11 +207,16 @@ export function markedBy(mark: Buffer): Framing {
   };
 }
 
-function transfer(socket: Socket, first: Buffer, framing: Framing, signal: AbortSignal | undefined, node: string) {
+function transfer(socket: Socket, first: Buffer, framing: Framing, o: SnapshotOptions, node: string) {
+  const { signal } = o;
   let done = false;
   const onAbort = () => stream.destroy(signal?.reason);
+  // Silence counts only while this end reads: a slow consumer is not a stalled node.
   const stream = new Readable({
-    read: () => socket.resume(),
+    read: () => {
+      socket.setTimeout(o.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS);
+      socket.resume();
+    },
     destroy(error, callback) {
       signal?.removeEventListener('abort', onAbort);
       socket.destroy();
@@ -226,7 +231,10 @@ function transfer(socket: Socket, first: Buffer, framing: Framing, signal: Abort
     if (done) {
       stream.push(null);
       socket.destroy();
-    } else if (!more) socket.pause();
+    } else if (!more) {
+      socket.pause();
+      socket.setTimeout(0);
+    }
   };
   socket.on('data', onData);
   socket.on('timeout', () => stream.destroy(new SnapshotError(node, 'the transfer stalled')));

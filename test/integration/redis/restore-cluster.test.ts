@@ -7,6 +7,9 @@ import { fetchSnapshot } from '../../../shared/io/redis/snapshot.ts';
 import { readRdb, type RdbRecord } from '../../../shared/core/rdb/read-rdb.ts';
 import { restoreRecords, type RestoreTarget } from '../../../shared/io/redis/restore-keys.ts';
 import { keySlot } from '../../../shared/core/cluster/slots.ts';
+import { ClusterCommandError } from '../../../shared/core/cluster/errors.ts';
+import { TerminalError } from '../../../shared/core/outcome.ts';
+import type { RedisServer } from '../../support/redis-server.ts';
 import { fillDataset, keyState } from './dataset.ts';
 import { DEBUG_ARGS, Servers } from './shard.ts';
 
@@ -107,4 +110,33 @@ describe('redis snapshot: restore into a cluster', function () {
     const onB = await to.client.pipeline().asking().get('{moving}:1').asking().get('{moving}:2').exec();
     expect(onB?.map(([, v]) => v)).to.deep.equal(['OK', 'a', 'OK', 'written on B']);
   });
+
+  it('stops at a payload the node refuses, and at keys of a database a cluster lacks', async () => {
+    const node = await servers.start(['--repl-diskless-sync-delay', '0']);
+    pool = new NodePool();
+    const target = { pool, seed: { ip: node.host, port: node.port } };
+    await servers.client(node).set('k', 'v');
+    const good = (await readAll(node)).records[0]!;
+    await servers.client(node).del('k');
+    async function* of(...records: RdbRecord[]) {
+      yield* records;
+    }
+    const bad = { db: 0, key: Buffer.from('bad'), payload: Buffer.from('not a DUMP payload') };
+    // One key per batch: the refusal comes from a write running while the next batch is read.
+    const refused = await restoreRecords(target, of(good, bad, { ...good, key: Buffer.from('k2') }), {
+      batchKeys: 1,
+    }).catch((e: unknown) => e);
+    expect(refused).to.be.instanceOf(ClusterCommandError);
+    expect((refused as Error).message).to.match(/payload/i);
+    const otherDb = await restoreRecords(target, of({ ...good, db: 1 })).catch((e: unknown) => e);
+    expect(otherDb).to.be.instanceOf(TerminalError);
+  });
+
+  /** The records of a node's snapshot. */
+  async function readAll(node: RedisServer) {
+    const reader = readRdb((await fetchSnapshot({ host: node.host, port: node.port })).stream);
+    const records: RdbRecord[] = [];
+    for await (const r of reader) records.push(r);
+    return { records, info: reader.info };
+  }
 });

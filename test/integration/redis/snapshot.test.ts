@@ -91,11 +91,14 @@ describe('redis snapshot: fetch from a replica, read, restore', function () {
     expect(keys).to.deep.equal(['k']);
   });
 
-  it('closes the connection when aborted in the middle of a transfer', async () => {
+  /** 48 MB that does not compress: more than socket buffers hold, so a transfer can stall. */
+  const bigValues = async (r: Redis) => {
     const random = (i: number) => Buffer.from(Array.from({ length: 1 << 20 }, (_, j) => (i * 31 + j * 7919) % 251));
-    const { replica } = await shard(['--repl-diskless-sync', 'yes', '--repl-diskless-sync-delay', '0'], async (r) => {
-      for (let i = 0; i < 48; i++) await r.set(`big:${i}`, random(i));
-    });
+    for (let i = 0; i < 48; i++) await r.set(`big:${i}`, random(i));
+  };
+
+  it('closes the connection when aborted in the middle of a transfer', async () => {
+    const { replica } = await shard(['--repl-diskless-sync', 'yes', '--repl-diskless-sync-delay', '0'], bigValues);
     const controller = new AbortController();
     const snapshot = await fetchSnapshot({ host: replica.host, port: replica.port, signal: controller.signal });
     const failed = new Promise<unknown>((resolve) => snapshot.stream.once('error', resolve));
@@ -108,6 +111,24 @@ describe('redis snapshot: fetch from a replica, read, restore', function () {
     await waitFor(async () => (await client(replica).call('CLIENT', 'LIST', 'TYPE', 'replica')) === '', {
       what: 'the node to drop the aborted transfer',
     });
+  });
+
+  it('lets a slow reader pause a transfer for longer than the idle timeout', async () => {
+    const { replica } = await shard(['--repl-diskless-sync', 'yes', '--repl-diskless-sync-delay', '0'], bigValues);
+    const snapshot = await fetchSnapshot({ host: replica.host, port: replica.port, idleTimeoutMs: 100 });
+    const stream = snapshot.stream;
+    const failure = new Promise<unknown>((resolve) => stream.once('error', resolve));
+    // Backpressure holds the socket still; two looks at it are at least one 200 ms poll apart.
+    let looks = 0;
+    await waitFor(() => stream.readableLength >= stream.readableHighWaterMark && ++looks >= 2, {
+      what: 'the transfer paused by its reader over two looks',
+    });
+    const keys: string[] = [];
+    const reading = (async () => {
+      for await (const record of readRdb(stream)) keys.push(record.key.toString());
+    })();
+    expect(await Promise.race([reading.then(() => 'read'), failure])).to.equal('read');
+    expect(keys).to.have.length(48);
   });
 
   it('detects a changed byte and a cut in a real snapshot', async () => {
