@@ -161,7 +161,7 @@ function ownerOf(owners: readonly (Address | undefined)[], key: Buffer): Address
 }
 
 /** The master of each slot as the seed sees it; a node without cluster mode owns them all. */
-async function slotOwners(target: RestoreTarget): Promise<(Address | undefined)[]> {
+export async function slotOwners(target: RestoreTarget): Promise<(Address | undefined)[]> {
   const owners = new Array<Address | undefined>(SLOT_COUNT);
   let text: string;
   try {

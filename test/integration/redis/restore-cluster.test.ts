@@ -6,12 +6,15 @@ import { NodePool } from '../../../shared/io/redis/connection.ts';
 import { fetchSnapshot } from '../../../shared/io/redis/snapshot.ts';
 import { readRdb, type RdbRecord } from '../../../shared/core/rdb/read-rdb.ts';
 import { restoreRecords, type RestoreTarget } from '../../../shared/io/redis/restore-keys.ts';
+import { restoreFunctions } from '../../../shared/io/redis/restore-functions.ts';
 import { keySlot } from '../../../shared/core/cluster/slots.ts';
 import { ClusterCommandError } from '../../../shared/core/cluster/errors.ts';
 import { TerminalError } from '../../../shared/core/outcome.ts';
 import type { RedisServer } from '../../support/redis-server.ts';
 import { fillDataset, keyState } from './dataset.ts';
 import { DEBUG_ARGS, Servers } from './shard.ts';
+
+const LIBRARY = "#!lua name=backuplib\nredis.register_function('backup_hello', function() return 'hi' end)";
 
 interface Master {
   readonly id: string;
@@ -53,6 +56,7 @@ describe('redis snapshot: restore into a cluster', function () {
     const { master, replica } = await servers.shard(['--repl-diskless-sync-delay', '0'], async (r) => {
       await fillDataset(r);
       await r.mset('{moving}:1', 'a', '{moving}:2', 'b');
+      await r.call('FUNCTION', 'LOAD', LIBRARY);
     });
     const source = servers.client(master);
     const keys = (await source.keys('*')).sort();
@@ -81,10 +85,16 @@ describe('redis snapshot: restore into a cluster', function () {
         await m.client.call('CLUSTER', 'SETSLOT', moved, 'NODE', newOwner.id);
       yield* records;
     }
-    const first = await restoreRecords(target, movingASlot(await snapshot()), small);
+    const firstSnapshot = await snapshot();
+    const first = await restoreRecords(target, movingASlot(firstSnapshot), small);
     all = await masters(servers.client({ host: seed.ip, port: seed.port }));
     expect(ownerOf(all, 'str:int').id).to.equal(newOwner.id);
     expect(first).to.deep.equal({ restored: keys.length - 1, skippedExisting: 0, skippedExpired: 1 });
+    // Functions: on every master, once.
+    const functions = firstSnapshot.info.functions;
+    expect(await restoreFunctions(target, functions)).to.deep.equal({ loaded: 3, skippedExisting: 0 });
+    expect(await restoreFunctions(target, functions)).to.deep.equal({ loaded: 0, skippedExisting: 3 });
+    for (const m of all) expect(await m.client.call('FCALL', 'backup_hello', 0)).to.equal('hi');
     for (const key of keys.filter((k) => k !== 'ttl:soon')) {
       expect(await keyState(ownerOf(all, key).client, key), key).to.equal(await keyState(source, key));
     }
