@@ -13,6 +13,10 @@ import { TerminalError } from '../../../shared/core/outcome.ts';
 import type { RedisServer } from '../../support/redis-server.ts';
 import { fillDataset, keyState } from './dataset.ts';
 import { DEBUG_ARGS, Servers } from './shard.ts';
+import { bulkLoad } from '../cluster/client-load.ts';
+import { observe } from '../../../shared/io/redis/observe.ts';
+import { myselfOf } from '../../../shared/core/cluster/topology.ts';
+import { waitFor } from '../../support/wait-for.ts';
 
 const LIBRARY = "#!lua name=backuplib\nredis.register_function('backup_hello', function() return 'hi' end)";
 
@@ -149,4 +153,47 @@ describe('redis snapshot: restore into a cluster', function () {
     for await (const r of reader) records.push(r);
     return { records, info: reader.info };
   }
+
+  it('restores a 3-shard cluster into 2 masters from one snapshot per shard, each from a replica', async () => {
+    // 1: a 3x1 cluster with keys on every shard, replicas in sync.
+    harness = new ClusterHarness({ suite: 62 });
+    await harness.addPods(6);
+    pool = new NodePool();
+    const desired = harness.desired(3, 1);
+    await converge(pool, desired);
+    await bulkLoad(await observe(desired.pods, pool), 'bk', 3000);
+    const replicas = await waitFor(
+      async () => {
+        const views = (await observe(desired.pods, pool!)).views;
+        const keysOf = new Map(views.map((v) => [v.id, v.keys]));
+        const replicas = views.filter((v) => v.replication.role === 'replica');
+        const synced = replicas.every((r) => r.keys === keysOf.get(myselfOf(r).masterId ?? ''));
+        return replicas.length === 3 && synced ? replicas : undefined;
+      },
+      { what: 'three replicas in sync with their masters' },
+    );
+
+    // 2: a new cluster of 2 masters, and each shard's snapshot restored into it.
+    const targetHarness = new ClusterHarness({ suite: 63 });
+    const targetPool = new NodePool();
+    try {
+      await targetHarness.addPods(2);
+      await converge(targetPool, targetHarness.desired(2, 0));
+      const target = { pool: targetPool, seed: targetHarness.pods[0]!.placement.address };
+      let restored = 0;
+      for (const replica of replicas) {
+        const snapshot = await fetchSnapshot({ host: replica.address.ip, port: replica.address.port });
+        restored += (await restoreRecords(target, readRdb(snapshot.stream))).restored;
+      }
+      expect(restored).to.equal(3000);
+      const keys = await Promise.all(
+        targetHarness.pods.map((p) => servers.client({ host: p.placement.address.ip, port: 6379 }).keys('bk:*')),
+      );
+      expect(keys.every((k) => k.length > 0)).to.equal(true);
+      expect(keys.flat().sort()).to.deep.equal(Array.from({ length: 3000 }, (_, i) => `bk:${i}`).sort());
+    } finally {
+      await targetPool.close();
+      await targetHarness.stopAll();
+    }
+  });
 });
