@@ -9,6 +9,7 @@ import { connect as connectTls, type ConnectionOptions } from 'node:tls';
 import { Readable } from 'node:stream';
 import { TransientError } from '../../core/outcome.ts';
 import type { RedisAuth } from './connection.ts';
+import { counted, EOF_MARK_BYTES, markedBy, type Framing } from './snapshot-framing.ts';
 
 export interface SnapshotOptions {
   readonly host: string;
@@ -40,7 +41,6 @@ export class SnapshotError extends TransientError {
   }
 }
 
-const EOF_MARK_BYTES = 40;
 const DEFAULT_CONNECT_TIMEOUT_MS = 3_000;
 const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
 /** A reply line longer than this is not the protocol we speak. */
@@ -172,37 +172,6 @@ function lineReader(socket: Socket, node: string) {
       socket.off('close', onClose);
       socket.off('timeout', onTimeout);
       return pending;
-    },
-  };
-}
-
-/** Splits incoming bytes into payload and whatever follows it; `done` once the payload ended. */
-export interface Framing {
-  take(chunk: Buffer): { payload: Buffer; done: boolean };
-}
-
-export function counted(bytes: number): Framing {
-  let left = bytes;
-  return {
-    take(chunk) {
-      const payload = chunk.length > left ? chunk.subarray(0, left) : chunk;
-      left -= payload.length;
-      return { payload, done: left === 0 };
-    },
-  };
-}
-
-/** Diskless form: the payload ends with the 40-byte mark, so the last 40 bytes are held back. */
-export function markedBy(mark: Buffer): Framing {
-  let held = Buffer.alloc(0);
-  return {
-    take(chunk) {
-      const data = held.length ? Buffer.concat([held, chunk]) : chunk;
-      const at = data.indexOf(mark);
-      if (at >= 0) return { payload: data.subarray(0, at), done: true };
-      const keep = Math.min(EOF_MARK_BYTES - 1, data.length);
-      held = Buffer.from(data.subarray(data.length - keep));
-      return { payload: data.subarray(0, data.length - keep), done: false };
     },
   };
 }

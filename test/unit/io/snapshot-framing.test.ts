@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { counted, markedBy, type Framing } from '../../../shared/io/redis/snapshot.ts';
+import { counted, markedBy, type Framing } from '../../../shared/io/redis/snapshot-framing.ts';
 
 /** Feeds `input` in pieces cut at `cuts`; returns the payload and whether it ended. */
 function feed(framing: Framing, input: Buffer, cuts: number[]): { payload: string; done: boolean } {
