@@ -19,6 +19,8 @@ export interface HarnessOptions {
   nodeTimeoutMs?: number;
   nodes?: number;
   zones?: number;
+  /** Extra redis-server arguments for every pod. */
+  args?: string[];
 }
 
 export class ClusterHarness {
@@ -45,7 +47,7 @@ export class ClusterHarness {
       '0',
     ];
     if (this.options.password) a.push('--requirepass', this.options.password, '--masterauth', this.options.password);
-    return a;
+    return [...a, ...(this.options.args ?? [])];
   }
 
   nextAddress(): string {
