@@ -42,7 +42,9 @@ describe('reconcile/tls: the Secret, public half only', () => {
   // openssl runs once, when this block runs, not when mocha loads the file
   let ca: ReturnType<typeof testCa>;
   let server: { cert: string; key: string };
-  before(() => {
+  before(function () {
+    // Several openssl processes: on a loaded machine they outlast mocha's 2 s default.
+    this.timeout(60_000);
     ca = testCa();
     server = ca.issue(['rc.ns.svc']);
   });
