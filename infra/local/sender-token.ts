@@ -6,7 +6,7 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { isConflict } from '../../shared/io/kube/errors.ts';
+import { isConflict, isNotFound } from '../../shared/io/kube/errors.ts';
 import { INGEST_AUDIENCE } from '../../functions/start-config.ts';
 
 export const SYSTEM_NAMESPACE = 'knredis-system';
@@ -43,10 +43,26 @@ export async function ensureServiceAccount(
       await ignoringConflict(core.createNamespacedServiceAccount({ namespace, body: { metadata: { name } } }));
       return;
     } catch (error) {
-      const terminating = /NamespaceTerminating|is being terminated/.test(String((error as { body?: unknown }).body));
-      if (!terminating || Date.now() > deadline) throw error;
+      if (!namespaceInFlux(error, namespace) || Date.now() > deadline) throw error;
       await new Promise((r) => setTimeout(r, 500));
     }
+  }
+}
+
+/**
+ * The namespace refused the ServiceAccount because it is being deleted, or it was found (a
+ * conflict, terminating) by the first call and was gone by the second (404): both pass once it
+ * is created again.
+ */
+export function namespaceInFlux(error: unknown, namespace: string): boolean {
+  const body = String((error as { body?: unknown }).body);
+  if (/NamespaceTerminating|is being terminated/.test(body)) return true;
+  if (!isNotFound(error)) return false;
+  try {
+    const { details } = JSON.parse(body) as { details?: { kind?: string; name?: string } };
+    return details?.kind === 'namespaces' && details.name === namespace;
+  } catch {
+    return false;
   }
 }
 
