@@ -39,7 +39,9 @@ describe('infra/overlays/namespaced', function () {
     const roles = objects.filter((o) => o.kind === 'Role' || o.kind === 'RoleBinding');
     expect(roles.map((o) => o.metadata.namespace)).to.deep.equal(roles.map(() => OVERLAY_WATCH_NAMESPACE));
     const secrets = rulesOf(find(objects, 'Role', 'knredis-reconcile')!).filter((r) => r.resources.includes('secrets'));
-    expect(secrets.flatMap((r) => r.verbs).sort()).to.deep.equal(['create', 'get', 'patch']);
+    // list: observe reads a cluster's operator Secrets with one labelled list; no watch and no
+    // delete (owner references remove them), so no Secret's change streams to the operator
+    expect(secrets.flatMap((r) => r.verbs).sort()).to.deep.equal(['create', 'get', 'list', 'patch']);
   });
 
   it('tells every function the namespace, and the webhook judges only that one', () => {
