@@ -54,7 +54,10 @@ class Reply {
   ) {}
 }
 
-export function ingestHandler(options: IngestOptions): RequestListener {
+/** The handler, and what logs the refusals it only counted so far (call it at shutdown). */
+export type IngestHandler = RequestListener & { readonly stop: () => void };
+
+export function ingestHandler(options: IngestOptions): IngestHandler {
   const { enqueue, lookup, log } = options;
   const retryLater = { 'Retry-After': String(options.retryAfterS) };
   const unavailable = (error: string, reason: string) => new Reply(503, error, reason, retryLater);
@@ -116,7 +119,7 @@ export function ingestHandler(options: IngestOptions): RequestListener {
     return { keys: [...keys] };
   }
 
-  return (req, res) => {
+  const handle: RequestListener = (req, res) => {
     accept(req).then(
       (result) => {
         if (!(result instanceof Reply)) return send(res, 202, result);
@@ -129,6 +132,7 @@ export function ingestHandler(options: IngestOptions): RequestListener {
       },
     );
   };
+  return Object.assign(handle, { stop: refusals.stop });
 }
 
 function send(res: ServerResponse, status: number, body: object, headers: Readonly<Record<string, string>> = {}) {

@@ -53,27 +53,27 @@ export const start: StartFunction = async ({ config, log, serveDirect, registry,
     log.warn("the queue's Redis changed master: a resync is owed for adds it may have lost");
     owed.owe();
   });
-  serveDirect(
-    'POST /',
-    ingestHandler({
-      enqueue: queue.enqueue,
-      lookup,
-      checkSender,
-      queueFull: pressure.full,
-      onUnavailable: owed.owe,
-      maxBodyBytes: config.ingest.maxBodyBytes,
-      maxEvents: config.ingest.maxEvents,
-      retryAfterS: config.ingest.retryAfterS,
-      log,
-      ...(config.watchNamespace ? { watchNamespace: config.watchNamespace } : {}),
-    }),
-  );
+  const ingest = ingestHandler({
+    enqueue: queue.enqueue,
+    lookup,
+    checkSender,
+    queueFull: pressure.full,
+    onUnavailable: owed.owe,
+    maxBodyBytes: config.ingest.maxBodyBytes,
+    maxEvents: config.ingest.maxEvents,
+    retryAfterS: config.ingest.retryAfterS,
+    log,
+    ...(config.watchNamespace ? { watchNamespace: config.watchNamespace } : {}),
+  });
+  serveDirect('POST /', ingest);
   addProbe({ name: 'queue-redis', check: () => queue.ping().then(() => true) });
   return {
     close: () => {
       stopWatchingMaster();
       owed.stop();
       pressure.stop();
+      // Refusals counted since the last summary would otherwise leave with the process.
+      ingest.stop();
       return queue.close();
     },
   };

@@ -87,5 +87,13 @@ describe('ingest/refusal-log', () => {
       await server.close();
     }
     expect(lines.filter((l) => l.msg === 'event refused')).to.have.length(1);
+    expect(
+      lines.filter((l) => l.msg === 'events refused'),
+      'nothing summed up before the period',
+    ).to.deep.equal([]);
+    ingest.stop();
+    expect(lines.filter((l) => l.msg === 'events refused').map((l) => l.refused)).to.deep.equal([
+      { '401 unauthenticated': 19 },
+    ]);
   });
 });
