@@ -1,9 +1,11 @@
 // Real redis-server processes in cluster mode for the cluster engine's tests: one loopback IP
-// per fake pod (127.77.<suite>.<n>), fake Kubernetes node and zone names, small node timeout.
+// per fake pod (127.X.<suite>.<n>, 127.X this test process' own: ../../support/loopback-prefix.ts),
+// fake Kubernetes node and zone names, small node timeout.
 // stopAll() kills every process it started and removes every directory, even after failures.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { loopbackPrefix } from '../../support/loopback-prefix.ts';
 import { startRedis, type RedisServer } from '../../support/redis-server.ts';
 import type { DesiredCluster, PodPlacement } from '../../../shared/core/cluster/desired.ts';
 
@@ -51,7 +53,7 @@ export class ClusterHarness {
   }
 
   nextAddress(): string {
-    return `127.77.${this.options.suite}.${this.nextHost++}`;
+    return `${loopbackPrefix()}.${this.options.suite}.${this.nextHost++}`;
   }
 
   /** Starts n pods; pod i runs on node-(i % nodes) in zone-(node % zones). */

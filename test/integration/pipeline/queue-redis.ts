@@ -33,7 +33,7 @@ export interface QueueRedisServer {
   stop(): Promise<void>;
 }
 
-/** suite: the 127.77.<suite>.x addresses of a cluster (one per test file, see cluster-harness.ts). */
+/** suite: the 127.X.<suite>.x addresses of a cluster (one per test file, see cluster-harness.ts). */
 export async function startQueueRedis(mode: QueueMode, suite: number): Promise<QueueRedisServer> {
   if (mode === 'cluster') return startCluster(suite);
   if (mode === 'sentinel') return startSentinel();
