@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startRedis } from '../support/redis-server.ts';
+import { unreachableKubeconfig } from '../support/unreachable-kubeconfig.ts';
 import { percentile, type BenchResult } from './table.ts';
 
 const GOAL_MS = 300;
@@ -71,17 +72,7 @@ export default async function bench(args: string[]): Promise<BenchResult> {
   const dir = mkdtempSync(join(tmpdir(), 'knredis-coldstart-'));
   // ingest reads a kubeconfig at start; resource-mode events never reach the API server
   const kubeconfig = join(dir, 'kubeconfig');
-  writeFileSync(
-    kubeconfig,
-    [
-      'apiVersion: v1',
-      'kind: Config',
-      'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]',
-      'users: [{name: u, user: {token: none}}]',
-      'contexts: [{name: c, context: {cluster: c, user: u}}]',
-      'current-context: c',
-    ].join('\n'),
-  );
+  writeFileSync(kubeconfig, unreachableKubeconfig);
   const env = {
     ...process.env,
     NODE_ENV: 'production',
