@@ -85,7 +85,8 @@ export function runInImage(entrypoint: string, ...args: string[]): Promise<strin
   return podman('run', '--rm', ...runArgs(`knredis-test-${randomUUID().slice(0, 8)}`, { entrypoint, args }));
 }
 
-/** The argv `podman run` (in the foreground, removed when it exits) starts a container with. */
-export function podmanRunArgv(options: ContainerOptions): string[] {
-  return ['podman', 'run', '--rm', ...runArgs(`knredis-bench-${randomUUID().slice(0, 8)}`, options)];
+/** The argv of `podman run` in the foreground (the container removed when it exits), and its name. */
+export function podmanRun(options: ContainerOptions): { argv: string[]; name: string } {
+  const name = `knredis-bench-${randomUUID().slice(0, 8)}`;
+  return { argv: ['podman', 'run', '--rm', ...runArgs(name, options)], name };
 }
