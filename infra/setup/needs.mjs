@@ -47,6 +47,24 @@ export const debianPackages = [
     why: "the alerts of infra/monitoring are tested by Prometheus' own rule engine (promtool test rules)",
     for: ['test'],
   },
+  {
+    name: 'podman',
+    command: 'podman',
+    why: 'the knredis image is built (npm run image) and run as a container in the tests',
+    for: ['test'],
+  },
+  {
+    name: 'runc',
+    command: 'runc',
+    why: "podman's runtime for the image's containers (crun fails on cgroup-v1 hosts)",
+    for: ['test'],
+  },
+  {
+    name: 'mmdebstrap',
+    command: 'mmdebstrap',
+    why: "the image's base (node:20-bookworm-slim) is built from Debian's packages: no image registry is reached",
+    for: ['test'],
+  },
 ];
 
 /** Go builds the control plane (infra/local/build-binaries.sh); only needed until it is cached. */

@@ -17,6 +17,9 @@ const allCommands = {
   iptables: true,
   'lua5.1': true,
   promtool: true,
+  podman: true,
+  runc: true,
+  mmdebstrap: true,
 };
 
 /** A machine where everything `npm test` needs is in place. */
