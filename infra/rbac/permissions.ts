@@ -73,14 +73,14 @@ export const identities: readonly Identity[] = [
         group: GROUP,
         resource: BACKUP_PLURAL,
         verbs: ['get', 'list', 'create', 'delete'],
-        usedBy:
-          "functions/reconcile/backup.ts (a cluster's backups; the schedule creates them, retention deletes them)",
+        usedBy: "functions/reconcile/backup-pass.ts list (the cluster's backup in progress)",
       },
       {
         group: GROUP,
         resource: `${BACKUP_PLURAL}/status`,
         verbs: ['update'],
-        usedBy: `functions/reconcile/backup.ts through ${kube} replaceStatus (progress and result)`,
+        usedBy:
+          'functions/reconcile/backup-pass.ts through shared/io/kube/backup-client.ts replaceStatus (progress and result)',
       },
       {
         group: 'apps',

@@ -418,11 +418,6 @@ export const statusSchemaV1beta1: SchemaFor<RedisClusterStatus> = {
         message: { type: 'string', description: 'Progress, or why the restore stopped.' },
       },
     },
-    lastScheduledBackup: {
-      type: 'string',
-      format: 'date-time',
-      description: 'When spec.backup.schedule last created a backup.',
-    },
   },
 };
 

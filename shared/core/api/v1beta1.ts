@@ -177,8 +177,6 @@ export interface RedisClusterStatus {
   operation?: OperationStatus;
   masterPod?: string;
   restore?: RestoreStatus;
-  /** When the schedule last created a backup. */
-  lastScheduledBackup?: string;
 }
 
 export interface RedisCluster {
