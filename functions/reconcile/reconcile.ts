@@ -5,7 +5,8 @@
 //   3: make sure the finalizer is on          6: one pass of the Redis engine, or one shard of
 //   4: observe children, pods and claims         a backup in progress, which holds the engine
 //                                             7: plan and apply the rest (claims, scale-in,
-//                                                lost pods), then status and the outcome
+//                                                lost pods), a restore's step, then status
+//                                                and the outcome
 // A pass that fails once the RedisCluster is loaded goes through the error policy.
 import type { KubeConfig } from '@kubernetes/client-node';
 import { withDefaults } from '../../shared/core/api/defaults.ts';
@@ -18,6 +19,7 @@ import {
   type KubePlan,
   type KubePlanInput,
 } from '../../shared/core/reconcile/plan-kube.ts';
+import { carryBackupStatus } from '../../shared/core/backup/restore-status.ts';
 import { toDesiredCluster } from '../../shared/core/reconcile/desired-cluster.ts';
 import { updateRevisionOf } from '../../shared/core/reconcile/rollout.ts';
 import { monitorHashOf } from '../../shared/core/resources/monitor-user.ts';
@@ -30,6 +32,7 @@ import { NodePool } from '../../shared/io/redis/connection.ts';
 import { applyKubeSteps, writeStatus, type KubeApplyContext } from './apply-kube.ts';
 import { runBackupPass } from './backup-pass.ts';
 import { runClusterPass } from './cluster-pass.ts';
+import { withRestoreStep } from './restore-step.ts';
 import { refOf, reportFailure } from './error-policy.ts';
 import { recorder } from './events.ts';
 import { passwordSetup } from './password.ts';
@@ -162,7 +165,20 @@ async function reconcileCluster(
   // 7: the rest of the Kubernetes side, then status and the outcome
   const after = planAfterEngine({ ...input, replicas: before.replicas, pass });
   await applyKubeSteps(after.steps, apply);
-  return finish(kube, cluster, after, signal);
+  // 7b: a cluster created from a backup is Ready only once the backup's keys are back
+  const restored = await withRestoreStep(after, {
+    kube,
+    backups: settings.backups,
+    cluster,
+    pods: observed.pods,
+    password: password as string,
+    ...(access ? { tls: access } : {}),
+    events,
+    log,
+    signal,
+    now,
+  });
+  return finish(kube, cluster, restored, signal);
 }
 
 /** A backup's pass (backup-pass.ts) or else one pass of the Redis engine, over connections closed whatever happens. */
@@ -232,6 +248,6 @@ async function runEngine(
 
 /** The end of a pass: its status, written when it changed, and its outcome. */
 async function finish(kube: KubeClient, cluster: RedisCluster, plan: KubePlan, signal: AbortSignal): Promise<Outcome> {
-  if (plan.status) await writeStatus(kube, cluster, plan.status, signal);
+  if (plan.status) await writeStatus(kube, cluster, carryBackupStatus(plan.status, cluster.status), signal);
   return plan.outcome;
 }

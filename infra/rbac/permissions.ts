@@ -73,7 +73,8 @@ export const identities: readonly Identity[] = [
         group: GROUP,
         resource: BACKUP_PLURAL,
         verbs: ['get', 'list', 'create', 'delete'],
-        usedBy: "functions/reconcile/backup-pass.ts list (the cluster's backup in progress)",
+        usedBy:
+          "functions/reconcile/backup-pass.ts list (the cluster's backup in progress); restore-pass.ts get (the backup restored)",
       },
       {
         group: GROUP,

@@ -1,7 +1,9 @@
-// Backups through the reconcile of their cluster, against a real S3 server (SeaweedFS): every
-// shard's snapshot stored with its slots, keys and checksum, a manifest that says the same, and
-// failures (refused credentials, a missing bucket or Secret) reported as Failed with a message
-// that names what failed, carries no secret, and one Warning Event.
+// Backups and restores through the reconcile of their clusters, against a real S3 server
+// (SeaweedFS): every shard's snapshot stored with its slots, keys and checksum, a manifest that
+// says the same, and failures (refused credentials, a missing bucket or Secret) reported as
+// Failed with a message that names what failed, carries no secret, and one Warning Event; a
+// new cluster of another master count created from the backup, with every key, value and TTL,
+// Ready only once restored; a corrupted snapshot refused before any key is written.
 import { expect } from 'chai';
 import { crc64, crc64Hex } from '../../../shared/core/rdb/crc64.ts';
 import { parseManifest } from '../../../shared/core/backup/manifest.ts';
@@ -10,8 +12,12 @@ import { countSlots } from '../../../shared/core/cluster/slots.ts';
 import type { ObjectStore } from '../../../shared/io/object-store.ts';
 import { startS3Server, type S3Server } from '../../support/s3-server.ts';
 import { installApi, type InstalledApi } from '../api/api-fixture.ts';
-import { driver, type Driver } from './harness.ts';
+import { NodePool } from '../../../shared/io/redis/connection.ts';
+import { driver, isReady, type Driver } from './harness.ts';
+import { clusterPassword, podPlacements } from './pods.ts';
 import {
+  apply,
+  clusterClient,
   createBackup,
   readyLoadedCluster,
   s3Secret,
@@ -122,4 +128,100 @@ describe('reconcile: backups to an S3 object store (on the local Kubernetes)', f
       // nothing half-written is left to be taken for a backup
       expect(await store.list(`${ns}/src/${name}/`)).to.deep.equal([]);
     });
+
+  const restoredCluster = (name: string, masters: number, backupName: string) =>
+    apply(api, {
+      apiVersion: 'cache.redis.io/v1beta1',
+      kind: 'RedisCluster',
+      metadata: { name, namespace: ns },
+      spec: { masters, replicasPerMaster: 0, storage: { reclaim: 'Delete' }, restore: { backupName } },
+    });
+  const dbsizes = async (name: string) => {
+    const password = await clusterPassword(api, ns, name);
+    const pool = new NodePool({ auth: { password } });
+    try {
+      const pods = (await podPlacements(api, ns)).filter((p) => p.name.startsWith(`${name}-`));
+      return await Promise.all(pods.map(async (p) => Number(await pool.client(p.address).dbsize())));
+    } finally {
+      await pool.close();
+    }
+  };
+
+  it('restores the 3-master backup into 4 masters: every key with its value and TTL, Ready only after', async () => {
+    await restoredCluster('dst', 4, 'src-first');
+    const readyBeforeRestored: string[] = [];
+    const rc = await drive.until(
+      `${ns}/dst`,
+      'dst Ready',
+      (x) => {
+        if (isReady(x) && x?.status?.restore?.phase !== 'Completed')
+          readyBeforeRestored.push(JSON.stringify(x?.status));
+        return isReady(x);
+      },
+      400_000,
+    );
+    expect(readyBeforeRestored).to.deep.equal([]);
+    expect(rc?.status?.restore).to.deep.include({
+      backupName: 'src-first',
+      phase: 'Completed',
+      shards: 3,
+      shardsRestored: 3,
+      keys: loaded.keys,
+    });
+    const sizes = await dbsizes('dst');
+    expect(sizes).to.have.length(4);
+    expect(
+      sizes.every((n) => n > 0),
+      `keys on every master: ${sizes}`,
+    ).to.equal(true);
+    expect(sizes.reduce((a, b) => a + b, 0)).to.equal(loaded.keys);
+    const [source, target] = [
+      await clusterClient(api, ns, loaded.password, 'src'),
+      await clusterClient(api, ns, await clusterPassword(api, ns, 'dst'), 'dst'),
+    ];
+    try {
+      for (let i = 0; i < KEYS; i += 250) {
+        const keys = Array.from({ length: Math.min(250, KEYS - i) }, (_, j) => `k:${i + j}`);
+        const [want, got] = await Promise.all([source, target].map((c) => Promise.all(keys.map((k) => c.get(k)))));
+        expect(got, `k:${i}..`).to.deep.equal(want);
+      }
+      for (const key of loaded.withTtl) {
+        const [want, got] = await Promise.all([source.pexpiretime(key), target.pexpiretime(key)]);
+        expect(got, key).to.equal(want);
+        expect(got).to.be.greaterThan(Date.now());
+      }
+    } finally {
+      source.disconnect();
+      target.disconnect();
+    }
+    expect(await events('RestoreCompleted')).to.have.length(1);
+    await drive.remove(ns, 'dst');
+  });
+
+  it('refuses a backup whose snapshot was corrupted in the bucket: RestoreFailed, never Ready, no key written', async () => {
+    await createBackup(api, ns, 'src-second', { clusterName: 'src', storage: storageOf(s3, 's3-keys') });
+    const backup = await untilFinished(api, drive, ns, 'src', 'src-second');
+    expect(backup.status?.phase, backup.status?.message).to.equal('Completed');
+    const object = backup.status!.shards![1]!.object;
+    const chunks: Buffer[] = [];
+    for await (const chunk of await store.get(object)) chunks.push(chunk as Buffer);
+    const bytes = Buffer.concat(chunks);
+    bytes[Math.floor(bytes.length / 2)]! ^= 0x01;
+    await store.put(object, bytes);
+
+    await restoredCluster('bad', 3, 'src-second');
+    const rc = await drive.until(
+      `${ns}/bad`,
+      'bad restore Failed',
+      (x) => x?.status?.restore?.phase === 'Failed',
+      400_000,
+    );
+    const ready = rc?.status?.conditions?.find((c) => c.type === 'Ready');
+    expect(ready).to.include({ status: 'False', reason: 'RestoreFailed' });
+    expect(ready?.message).to.match(/shard 1 \(.*shard-1.rdb\) is corrupt: its CRC-64 differs from the manifest/);
+    expect(rc?.status?.phase).to.equal('Creating');
+    expect((await events('RestoreFailed')).map((e) => e.involvedObject.name)).to.deep.equal(['bad']);
+    expect(await dbsizes('bad')).to.deep.equal([0, 0, 0]);
+    await drive.remove(ns, 'bad');
+  });
 });
