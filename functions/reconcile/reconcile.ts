@@ -5,8 +5,8 @@
 //   3: make sure the finalizer is on          6: one pass of the Redis engine, or one shard of
 //   4: observe children, pods and claims         a backup in progress, which holds the engine
 //                                             7: plan and apply the rest (claims, scale-in,
-//                                                lost pods), a restore's step, then status
-//                                                and the outcome
+//                                                lost pods), a restore's step, the backup
+//                                                schedule, then status and the outcome
 // A pass that fails once the RedisCluster is loaded goes through the error policy.
 import type { KubeConfig } from '@kubernetes/client-node';
 import { withDefaults } from '../../shared/core/api/defaults.ts';
@@ -33,6 +33,7 @@ import { applyKubeSteps, writeStatus, type KubeApplyContext } from './apply-kube
 import { runBackupPass } from './backup-pass.ts';
 import { runClusterPass } from './cluster-pass.ts';
 import { withRestoreStep } from './restore-step.ts';
+import { withScheduleStep } from './schedule-step.ts';
 import { refOf, reportFailure } from './error-policy.ts';
 import { recorder } from './events.ts';
 import { passwordSetup } from './password.ts';
@@ -178,7 +179,17 @@ async function reconcileCluster(
     signal,
     now,
   });
-  return finish(kube, cluster, restored, signal);
+  // 7c: spec.backup's schedule and retention, on a Ready cluster
+  const scheduled = await withScheduleStep(restored, {
+    kube,
+    backups: settings.backups,
+    cluster,
+    events,
+    log,
+    signal,
+    now,
+  });
+  return finish(kube, cluster, scheduled, signal);
 }
 
 /** A backup's pass (backup-pass.ts) or else one pass of the Redis engine, over connections closed whatever happens. */

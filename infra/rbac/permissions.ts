@@ -74,7 +74,7 @@ export const identities: readonly Identity[] = [
         resource: BACKUP_PLURAL,
         verbs: ['get', 'list', 'create', 'delete'],
         usedBy:
-          "functions/reconcile/backup-pass.ts list (the cluster's backup in progress); restore-pass.ts get (the backup restored)",
+          "functions/reconcile/backup-pass.ts list (the cluster's backup in progress); restore-pass.ts get (the backup restored); schedule-step.ts create (a scheduled backup), delete (retention)",
       },
       {
         group: GROUP,

@@ -129,6 +129,74 @@ describe('reconcile: backups to an S3 object store (on the local Kubernetes)', f
       expect(await store.list(`${ns}/src/${name}/`)).to.deep.equal([]);
     });
 
+  it('backs up on spec.backup.schedule into owned backups named by the due minute, keeping only `keep` Completed', async () => {
+    const storage = storageOf(s3, 's3-keys');
+    await api.env.kubectl([
+      'patch',
+      'rediscluster',
+      'src',
+      '-n',
+      ns,
+      '--type',
+      'merge',
+      '-p',
+      JSON.stringify({ spec: { backup: { schedule: '* * * * *', keep: 1, storage } } }),
+    ]);
+    const scheduledNames = async () =>
+      (
+        JSON.parse(await api.env.kubectl(['get', 'rcb', '-n', ns, '-o', 'json'])) as {
+          items: { metadata: { name: string; ownerReferences?: { name: string }[] }; status?: { phase?: string } }[];
+        }
+      ).items
+        .filter((b) => b.metadata.ownerReferences?.some((o) => o.name === 'src'))
+        .map((b) => ({ name: b.metadata.name, phase: b.status?.phase }));
+    // passes until the schedule has made a backup that completed, then until a second one did
+    const completed: string[] = [];
+    const deadline = Date.now() + 400_000;
+    while (completed.length < 2) {
+      if (Date.now() > deadline) throw new Error(`scheduled backups: ${JSON.stringify(await scheduledNames())}`);
+      await drive.once(`${ns}/src`).catch(() => undefined);
+      for (const b of await scheduledNames())
+        if (b.phase === 'Completed' && !completed.includes(b.name)) completed.push(b.name);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    for (const name of completed) expect(name).to.match(/^src-\d{12}$/);
+    // the older one goes, with its files; the newer one stays
+    const [older, newer] = completed.sort();
+    const left = await waitForNames(scheduledNames, (names) => !names.includes(older!));
+    expect(left).to.include(newer);
+    expect(await store.list(`${ns}/src/${older}/`)).to.deep.equal([]);
+    expect(await store.list(`${ns}/src/${newer}/`)).to.have.length(4);
+    expect((await events('BackupExpired')).map((e) => e.message)).to.include(
+      `deleted RedisClusterBackup ${older} and its files (keep 1)`,
+    );
+    await api.env.kubectl([
+      'patch',
+      'rediscluster',
+      'src',
+      '-n',
+      ns,
+      '--type',
+      'json',
+      '-p',
+      '[{"op":"remove","path":"/spec/backup"}]',
+    ]);
+    await drive.once(`${ns}/src`);
+  });
+
+  async function waitForNames(
+    list: () => Promise<{ name: string }[]>,
+    ok: (names: string[]) => boolean,
+  ): Promise<string[]> {
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      const names = (await list()).map((b) => b.name);
+      if (ok(names)) return names;
+      if (Date.now() > deadline) throw new Error(`backups: ${names.join(', ')}`);
+      await drive.once(`${ns}/src`).catch(() => undefined);
+    }
+  }
+
   const restoredCluster = (name: string, masters: number, backupName: string) =>
     apply(api, {
       apiVersion: 'cache.redis.io/v1beta1',
