@@ -131,17 +131,9 @@ describe('reconcile: backups to an S3 object store (on the local Kubernetes)', f
 
   it('backs up on spec.backup.schedule into owned backups named by the due minute, keeping only `keep` Completed', async () => {
     const storage = storageOf(s3, 's3-keys');
-    await api.env.kubectl([
-      'patch',
-      'rediscluster',
-      'src',
-      '-n',
-      ns,
-      '--type',
-      'merge',
-      '-p',
-      JSON.stringify({ spec: { backup: { schedule: '* * * * *', keep: 1, storage } } }),
-    ]);
+    const patch = (type: string, body: string) =>
+      api.env.kubectl(['patch', 'rediscluster', 'src', '-n', ns, '--type', type, '-p', body]);
+    await patch('merge', JSON.stringify({ spec: { backup: { schedule: '* * * * *', keep: 1, storage } } }));
     const scheduledNames = async () =>
       (
         JSON.parse(await api.env.kubectl(['get', 'rcb', '-n', ns, '-o', 'json'])) as {
@@ -170,17 +162,7 @@ describe('reconcile: backups to an S3 object store (on the local Kubernetes)', f
     expect((await events('BackupExpired')).map((e) => e.message)).to.include(
       `deleted RedisClusterBackup ${older} and its files (keep 1)`,
     );
-    await api.env.kubectl([
-      'patch',
-      'rediscluster',
-      'src',
-      '-n',
-      ns,
-      '--type',
-      'json',
-      '-p',
-      '[{"op":"remove","path":"/spec/backup"}]',
-    ]);
+    await patch('json', '[{"op":"remove","path":"/spec/backup"}]');
     await drive.once(`${ns}/src`);
   });
 
