@@ -27,7 +27,8 @@ import {
   type Loaded,
 } from './backup-fixture.ts';
 
-const KEYS = 5_000;
+// KNREDIS_BACKUP_KEYS=200000 (and KNREDIS_TEST_LOG=info for the per-shard lines) for figures; few keep it quick.
+const KEYS = Number(process.env.KNREDIS_BACKUP_KEYS ?? 5_000);
 
 describe('reconcile: backups to an S3 object store (on the local Kubernetes)', function () {
   this.timeout(600_000);
