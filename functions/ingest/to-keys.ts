@@ -9,13 +9,17 @@
 //                                                   (a delete), every existing RedisCluster
 //                                                   whose name is a '-'-prefix of the child's
 //                                                   name (children are named <cluster>-...)
+//   a RedisClusterBackup (resource mode)        -> its spec.clusterName; (ref mode) its owner
+//                                                   reference (a scheduled one), else the existing
+//                                                   RedisClusters whose name prefixes its own
+//                                                   (scheduled ones are <cluster>-<yyyymmddhhmm>)
 //   a Secret (ref mode only: no data travels)    -> the RedisClusters that read it: their password
 //                                                   (spec.auth.secretRef, or the generated one), their
 //                                                   certificate, or one knredis keeps for them
 //                                                   (shared/core/resources/secrets-used.ts)
 // Anything else is unrelated: the caller answers 400 and queues nothing.
 import { parseEventType, type KubeObjectLike, type ObjectMetaLike } from '../../shared/core/apiserver-events.ts';
-import { GROUP, KIND, LABEL_CLUSTER } from '../../shared/core/api/group.ts';
+import { BACKUP_KIND, GROUP, KIND, LABEL_CLUSTER } from '../../shared/core/api/group.ts';
 import { isValidRef, toKey } from '../../shared/core/resource-key.ts';
 import { CHILD_KINDS } from '../../shared/core/resources/owned-kinds.ts';
 
@@ -50,6 +54,8 @@ export type Mapping = { readonly keys: string[] } | { readonly unrelated: string
 const groupOf = (apiVersion: string) => (apiVersion.includes('/') ? apiVersion.split('/')[0]! : '');
 const isRedisCluster = (apiVersion: string | undefined, kind: string | undefined) =>
   kind === KIND && groupOf(apiVersion ?? '') === GROUP;
+const isBackup = (apiVersion: string | undefined, kind: string | undefined) =>
+  kind === BACKUP_KIND && groupOf(apiVersion ?? '') === GROUP;
 const isChild = (apiVersion: string, kind: string) => childKinds.has(`${groupOf(apiVersion)}/${kind}`);
 
 /** Owner references first (set by the reconciler), then the cluster label. */
@@ -79,6 +85,12 @@ export async function toKeys(event: EventFields, lookup?: OwnerLookup): Promise<
     const name = data.metadata?.name ?? '';
     if (!isValidRef({ namespace, name })) return { unrelated: 'event data is not a namespaced Kubernetes object' };
     if (isRedisCluster(data.apiVersion, data.kind)) return { keys: [toKey({ namespace, name })] };
+    if (isBackup(data.apiVersion, data.kind)) {
+      const cluster = (data as { spec?: { clusterName?: unknown } }).spec?.clusterName;
+      return typeof cluster === 'string' && isValidRef({ namespace, name: cluster })
+        ? { keys: [toKey({ namespace, name: cluster })] }
+        : { unrelated: `RedisClusterBackup ${namespace}/${name} names no RedisCluster (spec.clusterName)` };
+    }
     if (!isChild(data.apiVersion ?? '', data.kind ?? ''))
       return { unrelated: `kind ${data.apiVersion}/${data.kind} is not watched by knredis` };
     const keys = ownerKeysOf(namespace, data.metadata ?? {});
@@ -102,7 +114,7 @@ export async function toKeys(event: EventFields, lookup?: OwnerLookup): Promise<
       ? { keys: users.map((name) => toKey({ namespace: ref.namespace, name })) }
       : { unrelated: `Secret ${ref.namespace}/${ref.name} is read by no RedisCluster` };
   }
-  if (!isChild(ref.apiVersion, ref.kind))
+  if (!isChild(ref.apiVersion, ref.kind) && !isBackup(ref.apiVersion, ref.kind))
     return { unrelated: `kind ${ref.apiVersion}/${ref.kind} is not watched by knredis` };
   if (!lookup)
     return { unrelated: 'reference-mode events of child objects need the API server lookup, which is not configured' };

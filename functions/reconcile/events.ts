@@ -11,9 +11,12 @@ export interface Recorder {
   warning(reason: string, message: string): Promise<void>;
 }
 
+/** What an Event is about: a RedisCluster, or one of its backups. */
+export type InvolvedObject = Pick<RedisCluster, 'metadata'> & { readonly apiVersion: string; readonly kind: string };
+
 export function recorder(
   kube: KubeClient,
-  cluster: RedisCluster,
+  cluster: InvolvedObject,
   log: Logger,
   clock: () => number = Date.now,
   /** The run's signal; none for the error policy, which reports a run the signal stopped. */

@@ -2,9 +2,11 @@
 // both sides purely and carries the plans out (STYLE: observe -> plan -> apply):
 //   1: load the RedisCluster (gone: done)     5: plan and apply the Kubernetes side up to the
 //   2: deleting: finalize                        engine (paused, auth, children, pods; or stop)
-//   3: make sure the finalizer is on          6: one pass of the Redis engine
-//   4: observe children, pods and claims      7: plan and apply the rest (claims, scale-in,
-//                                                lost pods), then status and the outcome
+//   3: make sure the finalizer is on          6: one pass of the Redis engine, or one shard of
+//   4: observe children, pods and claims         a backup in progress, which holds the engine
+//                                             7: plan and apply the rest (claims, scale-in,
+//                                                lost pods), a restore's step, the backup
+//                                                schedule, then status and the outcome
 // A pass that fails once the RedisCluster is loaded goes through the error policy.
 import type { KubeConfig } from '@kubernetes/client-node';
 import { withDefaults } from '../../shared/core/api/defaults.ts';
@@ -17,15 +19,21 @@ import {
   type KubePlan,
   type KubePlanInput,
 } from '../../shared/core/reconcile/plan-kube.ts';
+import { carryBackupStatus } from '../../shared/core/backup/restore-status.ts';
+import { toDesiredCluster } from '../../shared/core/reconcile/desired-cluster.ts';
 import { updateRevisionOf } from '../../shared/core/reconcile/rollout.ts';
 import { monitorHashOf } from '../../shared/core/resources/monitor-user.ts';
 import { FINALIZER } from '../../shared/core/resources/names.ts';
 import { DEFAULT_OPERATOR_NAMESPACE, type OperatorPeer } from '../../shared/core/resources/network-policy.ts';
 import type { ChildCache } from '../../shared/io/kube/child-cache.ts';
+import { BackupClient } from '../../shared/io/kube/backup-client.ts';
 import { KubeClient, type RequestCounter } from '../../shared/io/kube/kube-client.ts';
 import { NodePool } from '../../shared/io/redis/connection.ts';
 import { applyKubeSteps, writeStatus, type KubeApplyContext } from './apply-kube.ts';
+import { runBackupPass } from './backup-pass.ts';
 import { runClusterPass } from './cluster-pass.ts';
+import { withRestoreStep } from './restore-step.ts';
+import { withScheduleStep } from './schedule-step.ts';
 import { refOf, reportFailure } from './error-policy.ts';
 import { recorder } from './events.ts';
 import { passwordSetup } from './password.ts';
@@ -59,6 +67,7 @@ const REDIS_COMMAND_TIMEOUT_MS = 60_000;
 
 interface Settings {
   readonly kube: KubeClient;
+  readonly backups: BackupClient;
   readonly clock: () => number;
   readonly maxSlotsPerStep: number;
   readonly passwordGraceMs: number;
@@ -69,6 +78,7 @@ interface Settings {
 export function createReconcile(deps: ReconcilerDeps): Reconcile {
   const settings: Settings = {
     kube: new KubeClient(deps.kubeConfig, deps.counter, deps.cache),
+    backups: new BackupClient(deps.kubeConfig),
     clock: deps.clock ?? Date.now,
     maxSlotsPerStep: deps.maxSlotsPerStep ?? DEFAULT_MAX_SLOTS_PER_STEP,
     passwordGraceMs: deps.passwordGraceMs ?? DEFAULT_PASSWORD_GRACE_MS,
@@ -149,14 +159,40 @@ async function reconcileCluster(
   // applied StatefulSet has no settled revision yet, so nothing rolls this pass
   const updateRevision = written.includes('StatefulSet') ? undefined : updateRevisionOf(observed.children.statefulSet);
   const access = tls && 'access' in tls ? tls.access : undefined;
-  const pass = await runEngine(settings, input, password as string, updateRevision, apply, context, access);
+  const engine = await runEngine(settings, input, password as string, updateRevision, apply, context, access);
+  // a backup in progress holds the engine (no slot moves between its shards) and follows itself
+  if ('outcome' in engine) return engine.outcome;
+  const { pass } = engine;
   // 7: the rest of the Kubernetes side, then status and the outcome
   const after = planAfterEngine({ ...input, replicas: before.replicas, pass });
   await applyKubeSteps(after.steps, apply);
-  return finish(kube, cluster, after, signal);
+  // 7b: a cluster created from a backup is Ready only once the backup's keys are back
+  const restored = await withRestoreStep(after, {
+    kube,
+    backups: settings.backups,
+    cluster,
+    pods: observed.pods,
+    password: password as string,
+    ...(access ? { tls: access } : {}),
+    events,
+    log,
+    signal,
+    now,
+  });
+  // 7c: spec.backup's schedule and retention, on a Ready cluster
+  const scheduled = await withScheduleStep(restored, {
+    kube,
+    backups: settings.backups,
+    cluster,
+    events,
+    log,
+    signal,
+    now,
+  });
+  return finish(kube, cluster, scheduled, signal);
 }
 
-/** One pass of the Redis engine over its own connections, closed whatever happens. */
+/** A backup's pass (backup-pass.ts) or else one pass of the Redis engine, over connections closed whatever happens. */
 async function runEngine(
   settings: Settings,
   input: KubePlanInput,
@@ -165,7 +201,7 @@ async function runEngine(
   apply: KubeApplyContext,
   context: ReconcileContext,
   tls: TlsAccess | undefined,
-): Promise<EnginePass> {
+): Promise<{ readonly pass: EnginePass } | { readonly outcome: Outcome }> {
   const { kube, signal } = apply;
   const namespace = input.cluster.metadata.namespace ?? '';
   // the password in force, how to reach each node mid-rotation, and the rotation's plan (password.ts)
@@ -184,7 +220,20 @@ async function runEngine(
     ...(tls ? { tls: tls.connection } : {}),
   });
   try {
-    return await runClusterPass({
+    const pods = toDesiredCluster(input.spec, input.observed.pods, input.observed.claims).pods;
+    const backup = await runBackupPass({
+      kube,
+      backups: settings.backups,
+      cluster: input.cluster,
+      pods,
+      pool,
+      ...(tls ? { tls } : {}),
+      log: context.log,
+      signal,
+      now: settings.clock,
+    });
+    if (backup.hold) return { outcome: backup.outcome };
+    const pass = await runClusterPass({
       spec: input.spec,
       pods: input.observed.pods,
       claims: input.observed.claims,
@@ -202,6 +251,7 @@ async function runEngine(
       restartPod: (pod) =>
         kube.delete({ apiVersion: 'v1', kind: 'Pod', metadata: { name: pod, namespace } }, {}, signal),
     });
+    return { pass };
   } finally {
     await pool.close();
   }
@@ -209,6 +259,6 @@ async function runEngine(
 
 /** The end of a pass: its status, written when it changed, and its outcome. */
 async function finish(kube: KubeClient, cluster: RedisCluster, plan: KubePlan, signal: AbortSignal): Promise<Outcome> {
-  if (plan.status) await writeStatus(kube, cluster, plan.status, signal);
+  if (plan.status) await writeStatus(kube, cluster, carryBackupStatus(plan.status, cluster.status), signal);
   return plan.outcome;
 }

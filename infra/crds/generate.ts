@@ -1,10 +1,11 @@
-// Writes the RedisCluster CRD and the ValidatingWebhookConfiguration as YAML from their one
+// Writes the RedisCluster and RedisClusterBackup CRDs and the ValidatingWebhookConfiguration as YAML from their one
 // source, shared/core/api (types -> schema -> CRD). A unit test checks that the committed
 // files equal what this renders, so run it after changing the API:
 //   npx tsx infra/crds/generate.ts
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
+import { redisClusterBackupCrd } from '../../shared/core/api/backup-crd.ts';
 import { redisClusterCrd } from '../../shared/core/api/crd.ts';
 import { validatingWebhookConfiguration } from '../../shared/core/api/webhook-registration.ts';
 
@@ -18,6 +19,9 @@ export const generatedFiles: Record<string, () => string> = {
     ) +
     '# The caBundle of the conversion webhook is injected by cert-manager (annotation below, see infra/webhooks/).\n' +
     stringify(redisClusterCrd(), { lineWidth: 0 }),
+  'infra/crds/redisclusterbackups.cache.redis.io.yaml': () =>
+    header('CustomResourceDefinition of RedisClusterBackup (cache.redis.io): v1beta1 only, no webhook.') +
+    stringify(redisClusterBackupCrd(), { lineWidth: 0 }),
   'infra/webhooks/validating-webhook.yaml': () =>
     header(
       'ValidatingWebhookConfiguration of RedisCluster; failurePolicy Fail, see shared/core/api/webhook-registration.ts.',

@@ -4,7 +4,7 @@
 // infra/kubernetes/rbac.yaml and infra/knative/rbac.yaml; test/integration/infra/rbac.test.ts
 // asks the real API server's authorizer that each identity may do exactly this and no more.
 // When code starts a new call, add it here and run `npx tsx infra/rbac/generate.ts`.
-import { GROUP, PLURAL } from '../../shared/core/api/group.ts';
+import { BACKUP_PLURAL, GROUP, PLURAL } from '../../shared/core/api/group.ts';
 import { CHILD_KINDS } from '../../shared/core/resources/owned-kinds.ts';
 
 export const NAMESPACE = 'knredis-system';
@@ -68,6 +68,20 @@ export const identities: readonly Identity[] = [
         resource: `${PLURAL}/finalizers`,
         verbs: ['update'],
         usedBy: 'children.ts (ownerReferences with blockOwnerDeletion)',
+      },
+      {
+        group: GROUP,
+        resource: BACKUP_PLURAL,
+        verbs: ['get', 'list', 'create', 'delete'],
+        usedBy:
+          "functions/reconcile/backup-pass.ts list (the cluster's backup in progress); restore-pass.ts get (the backup restored); schedule-step.ts create (a scheduled backup), delete (retention)",
+      },
+      {
+        group: GROUP,
+        resource: `${BACKUP_PLURAL}/status`,
+        verbs: ['update'],
+        usedBy:
+          'functions/reconcile/backup-pass.ts through shared/io/kube/backup-client.ts replaceStatus (progress and result)',
       },
       {
         group: 'apps',
@@ -143,6 +157,12 @@ export const identities: readonly Identity[] = [
         verbs: ['get', 'list'],
         usedBy: 'functions/kube.ts existingClusters, clustersUsingSecret',
       },
+      {
+        group: GROUP,
+        resource: BACKUP_PLURAL,
+        verbs: ['get'],
+        usedBy: "functions/kube.ts readMeta (a backup's owner)",
+      },
       ...onChildren(['get'], 'functions/kube.ts readMeta (functions/ingest/to-keys.ts childKinds)'),
       {
         group: 'authentication.k8s.io',
@@ -158,6 +178,7 @@ export const identities: readonly Identity[] = [
     runtime: 'kubernetes',
     permissions: [
       { group: GROUP, resource: PLURAL, verbs: ['list', 'watch'], usedBy: 'functions/event-source/watched.ts' },
+      { group: GROUP, resource: BACKUP_PLURAL, verbs: ['list', 'watch'], usedBy: 'functions/event-source/watched.ts' },
       {
         group: '',
         resource: 'secrets',
@@ -193,6 +214,12 @@ export const identities: readonly Identity[] = [
     runtime: 'knative',
     permissions: [
       { group: GROUP, resource: PLURAL, verbs: ['get', 'list', 'watch'], usedBy: 'infra/knative/apiserversource.yaml' },
+      {
+        group: GROUP,
+        resource: BACKUP_PLURAL,
+        verbs: ['get', 'list', 'watch'],
+        usedBy: 'infra/knative/apiserversource.yaml',
+      },
       {
         group: '',
         resource: 'secrets',

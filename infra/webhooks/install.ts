@@ -1,7 +1,8 @@
 // Installs the RedisCluster API on an API server that calls the webhooks at a URL (the local
-// environment, tests): the CRD with its conversion webhook, then the validating webhook.
+// environment, tests): the CRDs (RedisCluster with its conversion webhook, RedisClusterBackup), then the validating webhook.
 // Applied with kubectl server-side apply, not @kubernetes/client-node: the client's typed
 // serializer drops JSONSchemaProps' `enum`, `default` and `x-kubernetes-validations`.
+import { redisClusterBackupCrd } from '../../shared/core/api/backup-crd.ts';
 import { redisClusterCrd } from '../../shared/core/api/crd.ts';
 import { validatingWebhookConfiguration } from '../../shared/core/api/webhook-registration.ts';
 
@@ -27,7 +28,9 @@ export async function installRedisClusterApi(
   configurationName?: string,
 ): Promise<void> {
   await apply(kubectl, redisClusterCrd(target));
-  await waitEstablished(kubectl);
+  await apply(kubectl, redisClusterBackupCrd());
+  await waitEstablished(kubectl, 'redisclusters.cache.redis.io');
+  await waitEstablished(kubectl, 'redisclusterbackups.cache.redis.io');
   await apply(kubectl, validatingWebhookConfiguration(target, configurationName));
 }
 
@@ -39,11 +42,11 @@ export async function uninstallValidatingWebhook(kubectl: Kubectl, configuration
  * `kubectl wait --for condition=Established` fails at once ("status.conditions accessor
  * error") while a just-created CRD has no conditions yet: try again until the deadline.
  */
-async function waitEstablished(kubectl: Kubectl, timeoutMs = 60_000): Promise<void> {
+async function waitEstablished(kubectl: Kubectl, crd: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
-      await kubectl(['wait', '--for', 'condition=Established', '--timeout', '60s', 'crd/redisclusters.cache.redis.io']);
+      await kubectl(['wait', '--for', 'condition=Established', '--timeout', '60s', `crd/${crd}`]);
       return;
     } catch (error) {
       if (Date.now() > deadline || !/conditions|accessor|not found/i.test((error as Error).message)) throw error;

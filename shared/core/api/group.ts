@@ -67,3 +67,11 @@ export function podSelector(clusterName: string): string {
 
 /** The number of hash slots of a Redis Cluster. */
 export const SLOT_COUNT = 16384;
+
+/** The backup kind: one RedisClusterBackup is one backup of one RedisCluster (by spec.clusterName). */
+export const BACKUP_KIND = 'RedisClusterBackup';
+export const BACKUP_LIST_KIND = 'RedisClusterBackupList';
+export const BACKUP_PLURAL = 'redisclusterbackups';
+export const BACKUP_SINGULAR = 'redisclusterbackup';
+export const BACKUP_SHORT_NAMES = ['rcb'] as const;
+export const BACKUP_CRD_NAME = `${BACKUP_PLURAL}.${GROUP}`;

@@ -315,3 +315,19 @@ export const networkPolicyPeerSchema: SchemaFor<NetworkPolicyPeer> = {
     },
   },
 };
+
+/** A reference to a Secret of the object's namespace by name (LocalObjectReference). */
+export const secretRefSchema = (description: string): SchemaFor<{ name: string }> => ({
+  type: 'object',
+  description,
+  required: ['name'],
+  properties: {
+    name: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 253,
+      pattern: '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$',
+      description: 'Name of the Secret.',
+    },
+  },
+});

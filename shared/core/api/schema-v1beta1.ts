@@ -5,12 +5,14 @@ import { DEFAULT_VERSION, SUPPORTED_VERSIONS, UNSUPPORTED_VERSION_MESSAGE } from
 import type { RedisClusterSpec, RedisClusterStatus } from './v1beta1.ts';
 import type { JSONSchemaProps, SchemaFor } from './schema-types.ts';
 import { configSchema } from './schema-config.ts';
+import { backupStorageSchema } from './schema-backup.ts';
 import { envSchema, podSecurityContextSchema } from './schema-pod.ts';
 import {
   affinitySchema,
   networkPolicyPeerSchema,
   conditionsSchema,
   resourcesSchema,
+  secretRefSchema,
   stringMap,
   tolerationsSchema,
   topologySpreadConstraintsSchema,
@@ -160,20 +162,7 @@ export const specSchemaV1beta1: SchemaFor<RedisClusterSpec> = {
         'TLS on the client port (6379), for replication and the cluster bus, from a kubernetes.io/tls Secret (tls.crt, tls.key, ca.crt, as cert-manager writes it). Set at creation only; a renewed certificate in the Secret is reloaded without a restart.',
       required: ['secretRef'],
       properties: {
-        secretRef: {
-          type: 'object',
-          description: 'The Secret in the same namespace holding tls.crt, tls.key and ca.crt.',
-          required: ['name'],
-          properties: {
-            name: {
-              type: 'string',
-              minLength: 1,
-              maxLength: 253,
-              pattern: '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$',
-              description: 'Name of the Secret.',
-            },
-          },
-        },
+        secretRef: secretRefSchema('The Secret in the same namespace holding tls.crt, tls.key and ca.crt.'),
         plaintext: {
           type: 'boolean',
           default: false,
@@ -245,6 +234,48 @@ export const specSchemaV1beta1: SchemaFor<RedisClusterSpec> = {
     paused: {
       type: 'boolean',
       description: 'When true the operator observes and reports status but changes nothing; for maintenance by hand.',
+    },
+    backup: {
+      type: 'object',
+      description:
+        'Scheduled backups: a RedisClusterBackup named <cluster>-<yyyymmddhhmm>, owned by this cluster, at each due time.',
+      required: ['schedule', 'storage'],
+      properties: {
+        schedule: {
+          type: 'string',
+          maxLength: 128,
+          description: 'When to back up, a 5-field cron expression in UTC, e.g. "0 3 * * *" (daily at 03:00).',
+          'x-kubernetes-validations': [
+            {
+              rule: "self.matches('^\\\\s*\\\\S+(\\\\s+\\\\S+){4}\\\\s*$')",
+              message:
+                'must be a 5-field cron expression: minute hour day-of-month month day-of-week, e.g. "0 3 * * *"',
+            },
+          ],
+        },
+        keep: {
+          type: 'integer',
+          format: 'int32',
+          default: 7,
+          minimum: 1,
+          description: 'Completed scheduled backups to keep (at least 1); older ones are deleted with their files.',
+        },
+        storage: backupStorageSchema,
+      },
+    },
+    restore: {
+      type: 'object',
+      description:
+        "Create the cluster from a backup: once formed, every key of the backup's shards is restored (with its TTL), then the cluster is Ready. Set at creation only.",
+      required: ['backupName'],
+      properties: {
+        backupName: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 253,
+          description: 'A Completed RedisClusterBackup of the same namespace.',
+        },
+      },
     },
   },
   'x-kubernetes-validations': [
@@ -369,6 +400,23 @@ export const statusSchemaV1beta1: SchemaFor<RedisClusterStatus> = {
     masterPod: {
       type: 'string',
       description: 'A master pod the operator uses as entry point (kept for v1alpha1 clients).',
+    },
+    restore: {
+      type: 'object',
+      description: 'The restore of spec.restore: where it is, or why it stopped.',
+      required: ['backupName', 'phase'],
+      properties: {
+        backupName: { type: 'string', description: 'The backup being restored.' },
+        phase: {
+          type: 'string',
+          enum: ['Running', 'Completed', 'Failed'],
+          description: 'Running, Completed or Failed.',
+        },
+        shardsRestored: { type: 'integer', format: 'int32', description: "The backup's shards restored so far." },
+        shards: { type: 'integer', format: 'int32', description: "The backup's shards." },
+        keys: { type: 'integer', format: 'int64', description: 'Keys written so far.' },
+        message: { type: 'string', description: 'Progress, or why the restore stopped.' },
+      },
     },
   },
 };

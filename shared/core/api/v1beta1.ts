@@ -1,6 +1,7 @@
 // cache.redis.io/v1beta1: the full RedisCluster API, the version stored in etcd and the one
 // the operator reads and writes. The OpenAPI schema (schema-v1beta1.ts) is checked against
 // these types at compile time, so the two cannot drift.
+import type { BackupStorageSpec } from './backup-v1beta1.ts';
 import type {
   Affinity,
   Condition,
@@ -61,6 +62,19 @@ export interface NetworkPolicySpec {
   monitoringNamespace?: string;
 }
 
+export interface BackupScheduleSpec {
+  /** When to back up: a 5-field cron expression, in UTC. */
+  schedule: string;
+  /** Completed scheduled backups kept; older ones are deleted with their stored files. */
+  keep?: number;
+  storage: BackupStorageSpec;
+}
+
+export interface RestoreSpec {
+  /** The RedisClusterBackup (same namespace) whose keys a new cluster starts with. */
+  backupName: string;
+}
+
 export interface RedisClusterSpec {
   masters?: number;
   replicasPerMaster?: number;
@@ -86,6 +100,10 @@ export interface RedisClusterSpec {
   /** Extra environment of the Redis container. */
   env?: EnvVar[];
   paused?: boolean;
+  /** Scheduled backups (RedisClusterBackup objects owned by this cluster). */
+  backup?: BackupScheduleSpec;
+  /** Start from a backup's keys; set at creation only. */
+  restore?: RestoreSpec;
 }
 
 export type Phase =
@@ -132,6 +150,20 @@ export interface OperationStatus {
   startedAt?: string;
 }
 
+export type RestorePhase = 'Running' | 'Completed' | 'Failed';
+
+export interface RestoreStatus {
+  backupName: string;
+  phase: RestorePhase;
+  /** Shards of the backup restored so far, of `shards`. */
+  shardsRestored?: number;
+  shards?: number;
+  /** Keys written so far. */
+  keys?: number;
+  /** For people: progress, or why the restore stopped. */
+  message?: string;
+}
+
 export interface RedisClusterStatus {
   conditions?: Condition[];
   observedGeneration?: number;
@@ -144,6 +176,7 @@ export interface RedisClusterStatus {
   selector?: string;
   operation?: OperationStatus;
   masterPod?: string;
+  restore?: RestoreStatus;
 }
 
 export interface RedisCluster {

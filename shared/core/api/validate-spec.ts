@@ -5,6 +5,7 @@ import { withDefaults } from './defaults.ts';
 import { ANNOTATION_V1BETA1_SPEC, ANNOTATION_V1BETA1_STATUS } from './group.ts';
 import { jsonEqual } from './json.ts';
 import type { RedisCluster } from './v1beta1.ts';
+import { checkBackupAndRestore } from './validate-backup.ts';
 import { checkConfig } from './validate-config.ts';
 import { checkScheduling } from './validate-scheduling.ts';
 import { emptyVerdict, type Verdict } from './verdict.ts';
@@ -66,6 +67,7 @@ export function validateV1beta1(
   if (!old || !jsonEqual(scheduling(spec), scheduling(withDefaults(old.spec ?? {}))))
     v.denials.push(...checkScheduling(spec));
   checkTls(obj, old, v);
+  checkBackupAndRestore(obj, old, v);
   if (old === undefined) {
     if (spec.replicasPerMaster === 0)
       v.warnings.push('spec.replicasPerMaster is 0: without replicas a failed master takes its slots offline');

@@ -4,6 +4,8 @@
 // apiserversource.yaml, checked by a test), the reconcile worker caches them, and the RBAC
 // manifests grant their verbs (infra/rbac/permissions.ts). Secrets are left out on purpose:
 // an event carries the whole object, and the reconciler reads its auth Secret itself.
+import { BACKUP_KIND, BACKUP_PLURAL, GROUP, V1BETA1 } from '../api/group.ts';
+
 export interface ResourceKind {
   /** API group; '' is the core group. */
   readonly group: string;
@@ -21,6 +23,18 @@ export const CHILD_KINDS: readonly ResourceKind[] = [
   { group: 'policy', version: 'v1', kind: 'PodDisruptionBudget', plural: 'poddisruptionbudgets' },
   { group: 'networking.k8s.io', version: 'v1', kind: 'NetworkPolicy', plural: 'networkpolicies' },
 ];
+
+/**
+ * RedisClusterBackup: not a child (a user creates one naming its cluster in spec.clusterName;
+ * the schedule's carry an owner reference), so it is watched without the managed-by label and
+ * ingest maps it to its cluster's key, which backs it up in the cluster's own reconcile.
+ */
+export const BACKUP_RESOURCE: ResourceKind = {
+  group: GROUP,
+  version: V1BETA1,
+  kind: BACKUP_KIND,
+  plural: BACKUP_PLURAL,
+};
 
 export const NODE_KIND: ResourceKind = { group: '', version: 'v1', kind: 'Node', plural: 'nodes' };
 

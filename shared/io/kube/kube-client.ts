@@ -42,7 +42,7 @@ export interface RequestCounter {
  * Per-call options of the generated APIs that tie a request to the run's AbortSignal: node-fetch
  * drops the request in flight when it fires (and rejects with an AbortError).
  */
-function abortable(signal: AbortSignal | undefined): ConfigurationOptions | undefined {
+export function abortable(signal: AbortSignal | undefined): ConfigurationOptions | undefined {
   if (!signal) return undefined;
   const pass = <T>(value: T) => new Observable(Promise.resolve(value));
   return {

@@ -129,7 +129,7 @@ describe('infra/overlays', function () {
     expect(reconcile.apiVersion).to.equal('serving.knative.dev/v1');
   });
 
-  it('points the ApiServerSource at ingest, in resource mode, watching RedisClusters and the labelled children the event source watches (no Secrets)', function () {
+  it('points the ApiServerSource at ingest, in resource mode, watching RedisClusters, their backups and the labelled children the event source watches (no Secrets)', function () {
     const objects = built.knative!;
     const [src] = objects.filter((o) => o.kind === 'ApiServerSource');
     expect(src!.apiVersion).to.equal('sources.knative.dev/v1');
@@ -149,7 +149,8 @@ describe('infra/overlays', function () {
       .sort();
     expect(watched).to.deep.equal(builtIn);
     expect(watched).to.include('cache.redis.io/v1beta1/RedisCluster');
-    for (const r of spec.resources.filter((x) => x.kind !== 'RedisCluster'))
+    expect(watched).to.include('cache.redis.io/v1beta1/RedisClusterBackup');
+    for (const r of spec.resources.filter((x) => x.kind !== 'RedisCluster' && x.kind !== 'RedisClusterBackup'))
       expect(r.selector?.matchLabels).to.deep.equal({ 'app.kubernetes.io/managed-by': 'knredis' });
     expect(find(objects, 'ClusterRoleBinding', spec.serviceAccountName)).to.not.equal(undefined);
   });

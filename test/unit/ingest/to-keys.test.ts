@@ -155,6 +155,32 @@ describe('ingest to-keys', () => {
       .that.matches(/not watched/);
   });
 
+  it('maps a backup to the cluster its spec names (resource mode), or to its owner or name prefix (ref mode)', async () => {
+    const userBackup = {
+      apiVersion: 'cache.redis.io/v1beta1',
+      kind: 'RedisClusterBackup',
+      metadata: { namespace: 'prod', name: 'before-upgrade' },
+      spec: { clusterName: 'cache' },
+    };
+    expect(await toKeys(asEvent(userBackup, 'add'))).to.deep.equal({ keys: ['prod/cache'] });
+    expect(await toKeys(asEvent({ ...userBackup, spec: {} }, 'add')))
+      .to.have.property('unrelated')
+      .that.matches(/names no RedisCluster/);
+    const scheduled = {
+      ...userBackup,
+      metadata: {
+        namespace: 'prod',
+        name: 'cache-202612040300',
+        ownerReferences: [{ apiVersion: 'cache.redis.io/v1beta1', kind: 'RedisCluster', name: 'cache' }],
+      },
+    };
+    const lookup = fakeLookup({ 'RedisClusterBackup prod/cache-202612040300': scheduled }, ['cache']);
+    expect(await toKeys(asEvent(scheduled, 'update', 'ref'), lookup)).to.deep.equal({ keys: ['prod/cache'] });
+    expect(await toKeys(asEvent(scheduled, 'delete', 'ref'), fakeLookup({}, ['cache']))).to.deep.equal({
+      keys: ['prod/cache'],
+    });
+  });
+
   it('lists the candidate cluster names of a child name, longest first', () => {
     expect(namePrefixes('a-b-0')).to.deep.equal(['a-b-0', 'a-b', 'a']);
   });

@@ -4,7 +4,7 @@ import { parseAllDocuments } from 'yaml';
 import { childKinds } from '../../../functions/ingest/to-keys.ts';
 import { watchedResources } from '../../../functions/event-source/watched.ts';
 import { identities } from '../../../infra/rbac/permissions.ts';
-import { API_VERSION_V1BETA1, KIND, MANAGED_SELECTOR } from '../../../shared/core/api/group.ts';
+import { API_VERSION_V1BETA1, BACKUP_KIND, KIND, MANAGED_SELECTOR } from '../../../shared/core/api/group.ts';
 import { apiVersionOf, CHILD_KINDS } from '../../../shared/core/resources/owned-kinds.ts';
 
 const table = CHILD_KINDS.map((k) => `${apiVersionOf(k)}/${k.kind}`).sort();
@@ -23,19 +23,23 @@ describe('owned-kinds (the child kinds, declared once)', () => {
           },
       )
       .find((o) => o.metadata.name === 'knredis')!;
-    const children = source.spec.resources.filter((r) => r.kind !== KIND);
+    const children = source.spec.resources.filter((r) => r.kind !== KIND && r.kind !== BACKUP_KIND);
     expect(children.map((r) => `${r.apiVersion}/${r.kind}`).sort()).to.deep.equal(table);
     for (const r of children)
       expect(r.selector?.matchLabels).to.deep.equal({ 'app.kubernetes.io/managed-by': 'knredis' });
-    expect(source.spec.resources.filter((r) => r.kind === KIND).map((r) => r.apiVersion)).to.deep.equal([
-      API_VERSION_V1BETA1,
-    ]);
+    for (const kind of [KIND, BACKUP_KIND])
+      expect(
+        source.spec.resources.filter((r) => r.kind === kind).map((r) => [r.apiVersion, r.selector]),
+        kind,
+      ).to.deep.equal([[API_VERSION_V1BETA1, undefined]]);
   });
 
   it('is what the built-in event source watches, and what ingest maps to an owner', () => {
     // Secrets too, unlabelled (a referenced one is the user's), sent as references only
     expect(watchedResources().filter((r) => r.kind === 'Secret')).to.have.length(1);
-    const watched = watchedResources().filter((r) => r.kind !== KIND && r.kind !== 'Secret');
+    // backups, unlabelled (a user's carries no label of ours), mapped by spec.clusterName
+    expect(watchedResources().filter((r) => r.kind === BACKUP_KIND && r.labelSelector === undefined)).to.have.length(1);
+    const watched = watchedResources().filter((r) => r.kind !== KIND && r.kind !== BACKUP_KIND && r.kind !== 'Secret');
     expect(watched.map((r) => `${r.apiVersion}/${r.kind}`).sort()).to.deep.equal(table);
     expect(watched.every((r) => r.labelSelector === MANAGED_SELECTOR)).to.equal(true);
     expect([...childKinds].sort()).to.deep.equal(CHILD_KINDS.map((k) => `${k.group}/${k.kind}`).sort());
