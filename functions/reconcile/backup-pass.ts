@@ -40,6 +40,8 @@ export interface BackupPassInput {
   readonly log: Logger;
   readonly signal: AbortSignal;
   readonly now: () => number;
+  /** The namespace's backups, listed once for the whole reconcile (the schedule step reads them too). */
+  readonly listed: readonly RedisClusterBackup[];
 }
 
 export type BackupPassResult = { readonly hold: false } | { readonly hold: true; readonly outcome: Outcome };
@@ -50,7 +52,7 @@ export async function runBackupPass(input: BackupPassInput): Promise<BackupPassR
   const { cluster, backups } = input;
   const namespace = cluster.metadata.namespace ?? '';
   // 1: the backup in progress
-  const backup = activeBackupOf(await backups.list(namespace, input.signal), cluster.metadata.name ?? '');
+  const backup = activeBackupOf(input.listed, cluster.metadata.name ?? '');
   if (!backup) return free;
   const status = backup.status ?? {};
   const events = recorder(

@@ -26,6 +26,7 @@ import { monitorHashOf } from '../../shared/core/resources/monitor-user.ts';
 import { FINALIZER } from '../../shared/core/resources/names.ts';
 import { DEFAULT_OPERATOR_NAMESPACE, type OperatorPeer } from '../../shared/core/resources/network-policy.ts';
 import type { ChildCache } from '../../shared/io/kube/child-cache.ts';
+import type { RedisClusterBackup } from '../../shared/core/api/backup-v1beta1.ts';
 import { BackupClient } from '../../shared/io/kube/backup-client.ts';
 import { KubeClient, type RequestCounter } from '../../shared/io/kube/kube-client.ts';
 import { NodePool } from '../../shared/io/redis/connection.ts';
@@ -162,7 +163,7 @@ async function reconcileCluster(
   const engine = await runEngine(settings, input, password as string, updateRevision, apply, context, access);
   // a backup in progress holds the engine (no slot moves between its shards) and follows itself
   if ('outcome' in engine) return engine.outcome;
-  const { pass } = engine;
+  const { pass, listed } = engine;
   // 7: the rest of the Kubernetes side, then status and the outcome
   const after = planAfterEngine({ ...input, replicas: before.replicas, pass });
   await applyKubeSteps(after.steps, apply);
@@ -188,6 +189,7 @@ async function reconcileCluster(
     log,
     signal,
     now,
+    listed,
   });
   return finish(kube, cluster, scheduled, signal);
 }
@@ -201,7 +203,9 @@ async function runEngine(
   apply: KubeApplyContext,
   context: ReconcileContext,
   tls: TlsAccess | undefined,
-): Promise<{ readonly pass: EnginePass } | { readonly outcome: Outcome }> {
+): Promise<
+  { readonly pass: EnginePass; readonly listed: readonly RedisClusterBackup[] } | { readonly outcome: Outcome }
+> {
   const { kube, signal } = apply;
   const namespace = input.cluster.metadata.namespace ?? '';
   // the password in force, how to reach each node mid-rotation, and the rotation's plan (password.ts)
@@ -221,7 +225,10 @@ async function runEngine(
   });
   try {
     const pods = toDesiredCluster(input.spec, input.observed.pods, input.observed.claims).pods;
+    // one list of the namespace's backups serves the backup in progress and the schedule
+    const listed = await settings.backups.list(namespace, signal);
     const backup = await runBackupPass({
+      listed,
       kube,
       backups: settings.backups,
       cluster: input.cluster,
@@ -251,7 +258,7 @@ async function runEngine(
       restartPod: (pod) =>
         kube.delete({ apiVersion: 'v1', kind: 'Pod', metadata: { name: pod, namespace } }, {}, signal),
     });
-    return { pass };
+    return { pass, listed };
   } finally {
     await pool.close();
   }

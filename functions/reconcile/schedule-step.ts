@@ -28,6 +28,8 @@ export interface ScheduleStepInput {
   readonly log: Logger;
   readonly signal: AbortSignal;
   readonly now: number;
+  /** The namespace's backups as the pass listed them. */
+  readonly listed: readonly RedisClusterBackup[];
 }
 
 export async function withScheduleStep(plan: KubePlan, input: ScheduleStepInput): Promise<KubePlan> {
@@ -36,7 +38,7 @@ export async function withScheduleStep(plan: KubePlan, input: ScheduleStepInput)
   const restoring = cluster.spec.restore && plan.status?.restore?.phase !== 'Completed';
   if (!spec || !engineReady(plan.status) || restoring) return plan;
   const namespace = cluster.metadata.namespace ?? '';
-  const schedule = planSchedule(cluster, await backups.list(namespace, signal), input.now);
+  const schedule = planSchedule(cluster, input.listed, input.now);
   // 1: the backup now due
   if (schedule.create) {
     const backup: RedisClusterBackup = {
