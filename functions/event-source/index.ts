@@ -14,7 +14,7 @@ import { watchResource } from './watch.ts';
 
 export const start: StartFunction = async ({ config, log }) => {
   const sink = required(config.sink, 'K_SINK', 'event-source');
-  const kc = loadKubeConfig(config.kubeconfig);
+  const kc = loadKubeConfig(config.kubeconfig, 'knredis-event-source');
   const source = kc.getCurrentCluster()?.server ?? 'knredis-event-source';
   const backoff = { baseMs: 200, maxMs: 30_000, jitter: 0.2 };
   const tokenFile = config.eventSource.tokenFile;

@@ -51,7 +51,7 @@ async function generatedTls(log: Logger): Promise<{ tls: WebhookServerSettings['
 
 export const start: StartFunction = async ({ config: common, log, addProbe, env }) => {
   const config = readWebhookConfig(env);
-  const kc = loadKubeConfig(common.kubeconfig);
+  const kc = loadKubeConfig(common.kubeconfig, 'knredis-webhooks');
   const readCluster = kubeClusterReader(kc);
   const generated = config.tls ? undefined : await generatedTls(log);
   const listening = await startWebhookServer(

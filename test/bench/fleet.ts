@@ -32,12 +32,19 @@ const SAMPLE_MS = 5_000;
 const RESYNC_MS = 60_000;
 /** The local kubelet's pod capacity per node (infra/local/kubelet/node-spec.ts). */
 const PODS_PER_NODE = 110;
+/** The one cluster created alone first, the baseline of the targets. */
+const SOLO = 'solo';
 
-/** Who made a request, from its User-Agent. */
-function requester(r: AuditedRequest): 'worker' | 'bench' | 'other' {
+/**
+ * Who made a request, from its User-Agent: the reconcile worker, the operator's other
+ * functions (event source, ingest, webhooks: `knredis-*`), the bench's kubectl, or the
+ * cluster itself (control plane and kubelets).
+ */
+function requester(r: AuditedRequest): 'worker' | 'operator' | 'bench' | 'cluster' {
   if (r.userAgent.startsWith(RECONCILE_USER_AGENT)) return 'worker';
+  if (r.userAgent.startsWith('knredis-')) return 'operator';
   if (r.userAgent.startsWith('kubectl')) return 'bench';
-  return 'other';
+  return 'cluster';
 }
 
 interface Sample {
@@ -51,7 +58,7 @@ interface Sample {
   readonly frontCpuS: number;
   readonly load: number;
   readonly workerRps: number;
-  readonly otherRps: number;
+  readonly operatorRps: number;
 }
 
 export default async function fleet(args: string[]): Promise<BenchResult> {
@@ -63,7 +70,7 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
   const pods = clusters * masters * (1 + replicas);
   const reuse = option(args, '--env') ?? process.env.KNREDIS_BENCH_ENV;
   const started = reuse ? undefined : `bench-fleet-${process.pid}`;
-  const nodes = Math.max(3, Math.ceil((pods * 1.2) / PODS_PER_NODE));
+  const nodes = Math.max(3, Math.ceil(((pods + masters * (1 + replicas)) * 1.2) / PODS_PER_NODE));
   if (started)
     await startEnvironment({
       name: started,
@@ -94,8 +101,28 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
     });
     const audit = new AuditLog(auditPaths(env.state.dir).log);
     const list = async () =>
-      (JSON.parse(await env!.kubectl(['get', 'redisclusters', '-n', ns, '-o', 'json'])) as { items: RedisCluster[] })
-        .items;
+      (
+        JSON.parse(await env!.kubectl(['get', 'redisclusters', '-n', ns, '-o', 'json'])) as { items: RedisCluster[] }
+      ).items.filter((c) => c.metadata.name !== SOLO);
+    const aCluster = (name: string) => ({
+      apiVersion: 'cache.redis.io/v1beta1',
+      kind: 'RedisCluster',
+      metadata: { name, namespace: ns },
+      spec: { masters, replicasPerMaster: replicas, storage: { reclaim: 'Delete' } },
+    });
+    // The baseline the targets compare with: one cluster alone, its time to Ready and the
+    // worker's memory then (it stays, as the fleet's 101st cluster).
+    const soloStarted = performance.now();
+    await env.kubectl(['apply', '-f', '-'], { input: JSON.stringify(aCluster(SOLO)) });
+    for (;;) {
+      const solo = JSON.parse(await env.kubectl(['get', 'rediscluster', SOLO, '-n', ns, '-o', 'json'])) as RedisCluster;
+      if (fullShape(masters, replicas)(solo)) break;
+      if (performance.now() - soloStarted > 600_000) throw new Error('one cluster alone was not Ready in 10 minutes');
+      await sleep(1_000);
+    }
+    const soloS = Math.round((performance.now() - soloStarted) / 1000);
+    const soloWorkerMb = rssMb(stack.pids()['worker-0']);
+    console.error(JSON.stringify({ solo: { seconds: soloS, workerMb: soloWorkerMb } }));
     const depth = async () => {
       const text = await (await fetch(stack!.urls.metrics)).text();
       return Number(/^workqueue_depth\{[^}]*\} (\d+)/m.exec(text)?.[1] ?? NaN);
@@ -125,7 +152,7 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
         frontCpuS: Math.round(cpuSeconds(pids.front) - cpuAtStart.front),
         load: Math.round(loadavg()[0]! * 10) / 10,
         workerRps: perS('worker'),
-        otherRps: perS('other'),
+        operatorRps: perS('operator'),
       };
       samples.push(s);
       console.error(JSON.stringify(s));
@@ -138,12 +165,7 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
       input: JSON.stringify({
         apiVersion: 'v1',
         kind: 'List',
-        items: Array.from({ length: clusters }, (_, i) => ({
-          apiVersion: 'cache.redis.io/v1beta1',
-          kind: 'RedisCluster',
-          metadata: { name: `f${i}`, namespace: ns },
-          spec: { masters, replicasPerMaster: replicas, storage: { reclaim: 'Delete' } },
-        })),
+        items: Array.from({ length: clusters }, (_, i) => aCluster(`f${i}`)),
       }),
     });
     let firstReadyS: number | undefined;
@@ -176,6 +198,8 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
       allReady: true,
       secondsToFirstReady: firstReadyS,
       secondsToReady: allReadyS,
+      soloSecondsToReady: soloS,
+      soloWorkerRssMb: soloWorkerMb,
       probePeriodScale: reuse ? undefined : probePeriodScale,
       workerCpuSecondsToReady: samples.find((s) => s.s === allReadyS)!.workerCpuS,
       ingestCpuSecondsToReady: samples.find((s) => s.s === allReadyS)!.frontCpuS,
@@ -186,26 +210,42 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
       rampWorkerRequestsPerS: Math.round(ramp.reduce((a, s) => a + s.workerRps, 0) / Math.max(1, ramp.length)),
       peakLoad1m: peak((s) => s.load),
       restWorkerRequestsPerMin: perMinute('worker'),
-      restOtherRequestsPerMin: perMinute('other'),
+      restOperatorRequestsPerMin: perMinute('operator'),
+      restClusterRequestsPerMin: perMinute('cluster'),
     };
     const every = Math.max(1, Math.floor(samples.length / 24));
     return {
       tables: [
         {
           title: `${clusters} RedisClusters ${masters}x${replicas} (${pods} redis-server processes) applied at once; one worker${reuse ? '' : `; probes every period x ${probePeriodScale}`}`,
-          columns: ['what', 'value'],
+          columns: ['what', 'value', 'target'],
           rows: [
-            ['first Ready (s)', firstReadyS ?? '-'],
-            ['all Ready (s)', allReadyS],
-            ['worker CPU s until all Ready', summary.workerCpuSecondsToReady],
-            ['ingest + dashboard CPU s until all Ready', summary.ingestCpuSecondsToReady],
-            ['worker RSS at first Ready / peak (MB)', `${first.workerMb} / ${summary.workerRssMb}`],
-            ['ingest + dashboard RSS peak (MB)', summary.ingestRssMb],
-            ['queue depth peak', summary.peakQueueDepth],
-            ['worker API requests/s during the ramp (mean)', summary.rampWorkerRequestsPerS],
-            ['load average (1 min) peak, 2 cores', summary.peakLoad1m],
-            [`worker API requests/min at rest (resync every ${RESYNC_MS / 1000} s)`, summary.restWorkerRequestsPerMin],
-            ['other operator API requests/min at rest', summary.restOtherRequestsPerMin],
+            ['one cluster alone: Ready (s) / worker RSS (MB)', `${soloS} / ${soloWorkerMb}`, 'the baseline'],
+            ['Ready clusters', clusters, `all ${clusters}`],
+            ['first Ready (s)', firstReadyS ?? '-', ''],
+            ['all Ready (s)', allReadyS, `no worse than linear: <= ${clusters} x ${soloS} = ${clusters * soloS}`],
+            ['worker CPU s until all Ready', summary.workerCpuSecondsToReady, ''],
+            ['ingest + dashboard CPU s until all Ready', summary.ingestCpuSecondsToReady, ''],
+            [
+              'worker RSS at first Ready / peak (MB)',
+              `${first.workerMb} / ${summary.workerRssMb}`,
+              `flat: about ${soloWorkerMb} (one cluster)`,
+            ],
+            ['ingest + dashboard RSS peak (MB)', summary.ingestRssMb, ''],
+            ['queue depth peak', summary.peakQueueDepth, ''],
+            ['worker API requests/s during the ramp (mean)', summary.rampWorkerRequestsPerS, ''],
+            ['load average (1 min) peak, 2 cores', summary.peakLoad1m, ''],
+            [
+              `worker API requests/min at rest (resync every ${RESYNC_MS / 1000} s)`,
+              summary.restWorkerRequestsPerMin,
+              `<= 3 reads a steady reconcile: ${3 * (clusters + 1)}`,
+            ],
+            ['event source, ingest, webhooks API requests/min at rest', summary.restOperatorRequestsPerMin, ''],
+            [
+              'control plane and kubelets API requests/min at rest (not the operator)',
+              summary.restClusterRequestsPerMin,
+              '',
+            ],
           ],
         },
         {
@@ -219,11 +259,21 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
             'worker CPU s',
             'load',
             'worker req/s',
-            'other req/s',
+            'operator req/s',
           ],
           rows: samples
             .filter((_, i) => i % every === 0 || i === samples.length - 1)
-            .map((s) => [s.s, s.ready, s.depth, s.workerMb, s.frontMb, s.workerCpuS, s.load, s.workerRps, s.otherRps]),
+            .map((s) => [
+              s.s,
+              s.ready,
+              s.depth,
+              s.workerMb,
+              s.frontMb,
+              s.workerCpuS,
+              s.load,
+              s.workerRps,
+              s.operatorRps,
+            ]),
         },
       ],
       summary,
