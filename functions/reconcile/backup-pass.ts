@@ -1,11 +1,13 @@
 // A backup in the cluster's reconcile (one key per cluster, so never beside a scaling step of
-// the same cluster): while a backup of this cluster is in progress and the cluster is Ready,
-// each pass stores one shard's snapshot and holds the engine (no scaling, no rolling restart:
-// the slots must not move between shards), then requeues to follow. The end writes the
-// manifest and Completed; any failure writes Failed with a message that names what failed and
-// carries neither a secret nor a server's text, with one Warning Event on the backup.
-//   1: the backup in progress (none: the engine runs)
-//   2: the cluster not Ready: wait (Pending), or fail one that was running
+// the same cluster): a backup starts on a Ready cluster; while it runs, each pass stores one
+// shard's snapshot and asks the engine to hold what would change the shards under it (slot
+// moves and rolling restarts), then requeues to follow. The rest of the engine runs as usual:
+// a failed master is still failed over, a lost pod replaced, the status kept honest. The end
+// writes the manifest and Completed; any failure (the slots moved, a shard with no reachable
+// master, a snapshot or the store failing) writes Failed with a message that names what failed
+// and carries neither a secret nor a server's text, with one Warning Event on the backup.
+//   1: the backup in progress (none: the engine runs free)
+//   2: not started and the cluster not Ready: wait (Pending)
 //   3: Running, then the next shard from a replica (else the master), or the manifest
 import type { RedisClusterBackup, RedisClusterBackupStatus } from '../../shared/core/api/backup-v1beta1.ts';
 import { BACKUP_KIND, API_VERSION_V1BETA1 } from '../../shared/core/api/group.ts';
@@ -44,9 +46,11 @@ export interface BackupPassInput {
   readonly listed: readonly RedisClusterBackup[];
 }
 
-export type BackupPassResult = { readonly hold: false } | { readonly hold: true; readonly outcome: Outcome };
+/** Free: no backup runs after this pass. Else what the engine holds, and the outcome that follows the backup. */
+export type BackupPassResult =
+  { readonly running: false } | { readonly running: true; readonly hold: string; readonly outcome: Outcome };
 
-const free: BackupPassResult = { hold: false };
+const free: BackupPassResult = { running: false };
 
 export async function runBackupPass(input: BackupPassInput): Promise<BackupPassResult> {
   const { cluster, backups } = input;
@@ -63,13 +67,12 @@ export async function runBackupPass(input: BackupPassInput): Promise<BackupPassR
     input.signal,
   );
   const write = (next: RedisClusterBackupStatus) => backups.replaceStatus(backup, next, input.signal);
-  // 2: only a Ready cluster is backed up; one that stops being Ready fails its backup
-  if (!isReady(cluster.status)) {
-    if (status.phase === 'Running')
-      await fail(input, backup, events, 'the cluster stopped being Ready during the backup');
-    else if (status.message !== WAITING) await write({ ...status, phase: 'Pending', message: WAITING });
+  // 2: a backup starts on a Ready cluster; once running, the shards' layout is what it checks
+  if (!isReady(cluster.status) && status.phase !== 'Running') {
+    if (status.message !== WAITING) await write({ ...status, phase: 'Pending', message: WAITING });
     return free;
   }
+  let running = false;
   // 3: the next shard, or the end
   let store: ObjectStore | undefined;
   try {
@@ -111,6 +114,7 @@ export async function runBackupPass(input: BackupPassInput): Promise<BackupPassR
         },
       ];
       await write({ ...started, shards: done, message: `stored ${done.length} of ${shards.length} shard(s)` });
+      running = true;
       input.log.info(
         { backup: backup.metadata.name, shard: index, keys: stored.keys, bytes: stored.bytes },
         'backup: shard stored',
@@ -138,7 +142,12 @@ export async function runBackupPass(input: BackupPassInput): Promise<BackupPassR
   } finally {
     store?.close();
   }
-  return { hold: true, outcome: noted(requeueAfter(REQUEUE_AFTER_STEPS_MS), { summary: 'backup in progress' }) };
+  if (!running) return free;
+  return {
+    running: true,
+    hold: `backup ${backup.metadata.name ?? ''} is reading the shards`,
+    outcome: noted(requeueAfter(REQUEUE_AFTER_STEPS_MS), { summary: 'backup in progress' }),
+  };
 }
 
 const WAITING = 'waiting for the cluster to be Ready';

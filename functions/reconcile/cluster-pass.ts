@@ -48,6 +48,8 @@ export interface ClusterPassInput {
   readonly monitorHash?: string;
   /** spec.tls: the certificate the nodes should serve (a renewed one is reloaded live). */
   readonly tls?: TlsAccess;
+  /** Why slots must not move and pods not restart this pass (a backup in progress). */
+  readonly hold?: string;
 }
 
 export interface ClusterPassResult extends EnginePass {
@@ -72,7 +74,10 @@ export async function runClusterPass(input: ClusterPassInput): Promise<ClusterPa
   const desired = toDesiredCluster(input.spec, input.pods, input.claims);
   // 1: observe and plan
   const topology = await observe(desired.pods, input.pool);
-  const plan = planCluster(desired, topology, input.now, { maxSlotsPerStep: input.maxSlotsPerStep });
+  const plan = planCluster(desired, topology, input.now, {
+    maxSlotsPerStep: input.maxSlotsPerStep,
+    ...(input.hold ? { holdSlotMoves: input.hold } : {}),
+  });
   input.log.info(
     {
       phase: plan.progress.phase,
@@ -128,12 +133,13 @@ export async function runClusterPass(input: ClusterPassInput): Promise<ClusterPa
     rotation = result.plan;
     for (const step of result.applied) await input.events.normal('PasswordRotation', describeRotationStep(step));
   }
-  // 5: the next rolling restart, one pod a pass, never during a rotation
+  // 5: the next rolling restart, one pod a pass, never during a rotation or a backup
   const rollout = planRollout({
     pods: input.pods,
     updateRevision: input.updateRevision,
     expectedPods: podCount(input.spec),
     clusterConverged: converged && !rotation?.rotating,
+    ...(input.hold ? { hold: input.hold } : {}),
     roleOf,
   });
   if (rollout.kind === 'restart') {

@@ -3,7 +3,8 @@
 //   1: load the RedisCluster (gone: done)     5: plan and apply the Kubernetes side up to the
 //   2: deleting: finalize                        engine (paused, auth, children, pods; or stop)
 //   3: make sure the finalizer is on          6: one pass of the Redis engine, or one shard of
-//   4: observe children, pods and claims         a backup in progress, which holds the engine
+//   4: observe children, pods and claims         a backup in progress and the engine, which
+//                                                holds slot moves and restarts meanwhile
 //                                             7: plan and apply the rest (claims, scale-in,
 //                                                lost pods), a restore's step, the backup
 //                                                schedule, then status and the outcome
@@ -11,7 +12,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { withDefaults } from '../../shared/core/api/defaults.ts';
 import type { RedisCluster } from '../../shared/core/api/v1beta1.ts';
-import { done, noted, type Outcome } from '../../shared/core/outcome.ts';
+import { done, noted, sooner, type Outcome } from '../../shared/core/outcome.ts';
 import {
   planAfterEngine,
   planBeforeEngine,
@@ -31,7 +32,7 @@ import { BackupClient } from '../../shared/io/kube/backup-client.ts';
 import { KubeClient, type RequestCounter } from '../../shared/io/kube/kube-client.ts';
 import { NodePool } from '../../shared/io/redis/connection.ts';
 import { applyKubeSteps, writeStatus, type KubeApplyContext } from './apply-kube.ts';
-import { runBackupPass } from './backup-pass.ts';
+import { runBackupPass, type BackupPassResult } from './backup-pass.ts';
 import { runClusterPass } from './cluster-pass.ts';
 import { withRestoreStep } from './restore-step.ts';
 import { withScheduleStep } from './schedule-step.ts';
@@ -156,14 +157,20 @@ async function reconcileCluster(
   const before = planBeforeEngine(input);
   const written = await applyKubeSteps(before.steps, apply);
   if (before.kind === 'stop') return finish(kube, cluster, before, signal);
-  // 6: one pass of the Redis engine (the planner stops while there is no password); an
-  // applied StatefulSet has no settled revision yet, so nothing rolls this pass
+  // 6: one shard of a backup in progress, then one pass of the Redis engine (the planner stops
+  // while there is no password); an applied StatefulSet has no settled revision yet, so nothing
+  // rolls this pass
   const updateRevision = written.includes('StatefulSet') ? undefined : updateRevisionOf(observed.children.statefulSet);
   const access = tls && 'access' in tls ? tls.access : undefined;
-  const engine = await runEngine(settings, input, password as string, updateRevision, apply, context, access);
-  // a backup in progress holds the engine (no slot moves between its shards) and follows itself
-  if ('outcome' in engine) return engine.outcome;
-  const { pass, listed } = engine;
+  const { pass, listed, backup } = await runEngine(
+    settings,
+    input,
+    password as string,
+    updateRevision,
+    apply,
+    context,
+    access,
+  );
   // 7: the rest of the Kubernetes side, then status and the outcome
   const after = planAfterEngine({ ...input, replicas: before.replicas, pass });
   await applyKubeSteps(after.steps, apply);
@@ -191,10 +198,15 @@ async function reconcileCluster(
     now,
     listed,
   });
-  return finish(kube, cluster, scheduled, signal);
+  const outcome = await finish(kube, cluster, scheduled, signal);
+  // a running backup is followed at its own pace
+  return backup.running ? sooner(outcome, backup.outcome) : outcome;
 }
 
-/** A backup's pass (backup-pass.ts) or else one pass of the Redis engine, over connections closed whatever happens. */
+/**
+ * A backup's shard (backup-pass.ts), then one pass of the Redis engine holding what the backup
+ * needs held, over connections closed whatever happens.
+ */
 async function runEngine(
   settings: Settings,
   input: KubePlanInput,
@@ -203,9 +215,11 @@ async function runEngine(
   apply: KubeApplyContext,
   context: ReconcileContext,
   tls: TlsAccess | undefined,
-): Promise<
-  { readonly pass: EnginePass; readonly listed: readonly RedisClusterBackup[] } | { readonly outcome: Outcome }
-> {
+): Promise<{
+  readonly pass: EnginePass;
+  readonly listed: readonly RedisClusterBackup[];
+  readonly backup: BackupPassResult;
+}> {
   const { kube, signal } = apply;
   const namespace = input.cluster.metadata.namespace ?? '';
   // the password in force, how to reach each node mid-rotation, and the rotation's plan (password.ts)
@@ -239,7 +253,6 @@ async function runEngine(
       signal,
       now: settings.clock,
     });
-    if (backup.hold) return { outcome: backup.outcome };
     const pass = await runClusterPass({
       spec: input.spec,
       pods: input.observed.pods,
@@ -255,10 +268,11 @@ async function runEngine(
       rotation: access.rotation,
       ...(monitorHash ? { monitorHash } : {}),
       ...(tls ? { tls } : {}),
+      ...(backup.running ? { hold: backup.hold } : {}),
       restartPod: (pod) =>
         kube.delete({ apiVersion: 'v1', kind: 'Pod', metadata: { name: pod, namespace } }, {}, signal),
     });
-    return { pass, listed };
+    return { pass, listed, backup };
   } finally {
     await pool.close();
   }

@@ -33,6 +33,16 @@ export const noted = (outcome: Outcome, note: RunNote): Outcome => ({ ...outcome
 export const done = (): Outcome => ({ kind: 'done' });
 export const awaitChange = (): Outcome => ({ kind: 'awaitChange' });
 
+/**
+ * Of two outcomes of one pass, the one that looks again sooner (a requeue beats done and
+ * awaitChange, the shorter requeue beats the longer); the first's note is kept.
+ */
+export function sooner(first: Outcome, second: Outcome): Outcome {
+  const delay = (o: Outcome) => (o.kind === 'requeueAfter' ? o.ms : Infinity);
+  if (delay(second) >= delay(first)) return first;
+  return first.note ? { ...second, note: first.note } : second;
+}
+
 export function requeueAfter(ms: number): Outcome {
   if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`requeueAfter needs a finite delay >= 0 ms, got ${ms}`);
   return { kind: 'requeueAfter', ms: Math.round(ms) };

@@ -33,8 +33,25 @@ export type BackupStep =
   | { readonly kind: 'complete' }
   | { readonly kind: 'fail'; readonly message: string };
 
-/** The next shard not stored yet, or the end; the stored shards must not overlap and must cover every slot. */
+/**
+ * The next shard not stored yet, or the end; the stored shards must not overlap and must cover
+ * every slot. The masters observed must serve every slot exactly once: a slot no reachable
+ * master serves (a master down, its failover not done) or one two masters claim (a stale master
+ * back) would give a backup with a hole or old data, so the backup fails instead of guessing.
+ */
 export function nextBackupStep(stored: readonly BackupShardStatus[], shards: readonly BackupShard[]): BackupStep {
+  const claimed = shards.flatMap((s) => parseSlots(s.slots) ?? []);
+  const served = new Set(claimed.flatMap((r) => Array.from({ length: r.end - r.start + 1 }, (_, i) => r.start + i)));
+  if (served.size < countSlots(claimed))
+    return {
+      kind: 'fail',
+      message: 'two masters claim the same slots: the cluster is not settled; create a new backup',
+    };
+  if (served.size < SLOT_COUNT)
+    return {
+      kind: 'fail',
+      message: `${SLOT_COUNT - served.size} slot(s) have no reachable master (a master is down); create a new backup once the cluster is Ready`,
+    };
   const done = new Set(stored.map((s) => s.slots));
   const index = shards.findIndex((s) => !done.has(s.slots));
   if (index >= 0) {

@@ -21,6 +21,12 @@ import type { Topology } from './topology.ts';
 export interface ClusterPlanOptions extends PlanOptions {
   /** Most slots one migrate step moves (bounds the duration of a pass). */
   readonly maxSlotsPerStep?: number;
+  /**
+   * Why slots must not move between shards now (a backup in progress reads one shard at a
+   * time): no migrate step is planned, neither a rebalance nor a resumed migration, and the
+   * plan waits where it would move slots. Healing, joining and replicas go on.
+   */
+  readonly holdSlotMoves?: string;
 }
 
 export function planCluster(
@@ -75,8 +81,10 @@ export function planCluster(
   // 2: interrupted migrations come before anything else
   const resume = planResume(ctx);
   problems.push(...resume.problems);
-  if (resume.steps.length > 0)
-    return result('resuming', resume.steps, `finishing ${ctx.state.openSlots.length} interrupted slot move(s)`);
+  const resumeSteps = options.holdSlotMoves ? resume.steps.filter((s) => s.kind !== 'migrate') : resume.steps;
+  const resumeHeld = resumeSteps.length < resume.steps.length;
+  if (resumeSteps.length > 0)
+    return result('resuming', resumeSteps, `finishing ${ctx.state.openSlots.length} interrupted slot move(s)`);
   // 3: membership: join strangers and moved nodes, forget ghosts
   const meet = planMeet(ctx);
   problems.push(...meet.problems);
@@ -118,12 +126,17 @@ export function planCluster(
       code: 'NotEnoughPods',
       message: `${ctx.masters.length} of ${desired.masters} masters: no empty pod left to make a master`,
     });
+  const held = () =>
+    result('waiting', [], `slot moves wait: ${options.holdSlotMoves}`, { requeueAfterMs: REQUEUE_WAITING_MS });
+  // an interrupted migration left open while slot moves are held is why the views disagree
+  if (resumeHeld) return held();
   if (!ctx.state.consistent || ctx.state.members.some((v) => v.info.state !== 'ok')) {
     return result('waiting', [], 'waiting for the nodes to agree on the slot layout', {
       requeueAfterMs: REQUEUE_SETTLING_MS,
     });
   }
   const rebalance = planRebalance(ctx, options.maxSlotsPerStep);
+  if (options.holdSlotMoves && rebalance.step) return held();
   if (rebalance.step) {
     const inStep = rebalance.step.kind === 'migrate' ? rebalance.step.moves.reduce((n, m) => n + m.slots.length, 0) : 0;
     return result(

@@ -15,6 +15,8 @@ export interface RolloutInput {
   readonly updateRevision: string | undefined;
   readonly expectedPods: number;
   readonly clusterConverged: boolean;
+  /** Why no pod may restart now (a backup in progress reads from them), if one may not. */
+  readonly hold?: string;
   readonly roleOf: (pod: string) => 'master' | 'replica' | undefined;
 }
 
@@ -34,6 +36,7 @@ export function planRollout(input: RolloutInput): RolloutDecision {
   if (pods.length < input.expectedPods || pods.some((p) => !p.ready))
     return { kind: 'wait', reason: 'waiting for every pod to be Ready', outdated: n };
   if (!input.clusterConverged) return { kind: 'wait', reason: 'waiting for the cluster to settle', outdated: n };
+  if (input.hold) return { kind: 'wait', reason: input.hold, outdated: n };
   const byOrdinalDesc = [...outdated].sort((a, b) => b.ordinal - a.ordinal);
   const replica = byOrdinalDesc.find((p) => input.roleOf(p.name) === 'replica');
   if (replica) return { kind: 'restart', pod: replica.name, role: 'replica', outdated: n };

@@ -13,12 +13,15 @@ import type { ObjectStore } from '../../../shared/io/object-store.ts';
 import { startS3Server, type S3Server } from '../../support/s3-server.ts';
 import { installApi, type InstalledApi } from '../api/api-fixture.ts';
 import { NodePool } from '../../../shared/io/redis/connection.ts';
+import { observe } from '../../../shared/io/redis/observe.ts';
+import { myselfOf } from '../../../shared/core/cluster/topology.ts';
 import { driver, isReady, type Driver } from './harness.ts';
 import { clusterPassword, podPlacements } from './pods.ts';
 import {
   apply,
   clusterClient,
   createBackup,
+  getBackup,
   readyLoadedCluster,
   s3Secret,
   storageOf,
@@ -129,6 +132,63 @@ describe('reconcile: backups to an S3 object store (on the local Kubernetes)', f
       // nothing half-written is left to be taken for a backup
       expect(await store.list(`${ns}/src/${name}/`)).to.deep.equal([]);
     });
+
+  it('holds slot moves while a backup runs: a migration cut short stays open until the backup completes, then finishes', async () => {
+    // half a slot moved by hand, as a worker that died in its first migrating pass leaves it:
+    // the status still says Ready, so the backup starts, and no key may move until it is done
+    const pool = new NodePool({ auth: { password: loaded.password } });
+    try {
+      const pods = (await podPlacements(api, ns)).filter((p) => p.name.startsWith('src-'));
+      const masters = (await observe(pods, pool)).views.filter(
+        (v) => myselfOf(v).role === 'master' && myselfOf(v).slots.length > 0,
+      );
+      const [source, target] = [masters[0]!, masters[1]!];
+      const [from, to] = [pool.client(source.address), pool.client(target.address)];
+      let slot = myselfOf(source).slots[0]!.start;
+      while (Number(await from.cluster('COUNTKEYSINSLOT', slot)) < 2) slot++;
+      await to.cluster('SETSLOT', slot, 'IMPORTING', source.id);
+      await from.cluster('SETSLOT', slot, 'MIGRATING', target.id);
+      const [key] = (await from.cluster('GETKEYSINSLOT', slot, 1)) as string[];
+      await from.call(
+        'MIGRATE',
+        target.address.ip,
+        target.address.port,
+        '',
+        0,
+        5000,
+        'AUTH',
+        loaded.password,
+        'KEYS',
+        key!,
+      );
+      const isOpen = async () => String(await from.cluster('NODES')).includes(`[${slot}->-${target.id}]`);
+      await createBackup(api, ns, 'src-held', { clusterName: 'src', storage: storageOf(s3, 's3-keys') });
+      // every pass while the backup runs leaves the slot open; the status says why
+      const passesWhileRunning: boolean[] = [];
+      const said: string[] = [];
+      for (let pass = 0; pass < 50; pass++) {
+        await drive.once(`${ns}/src`);
+        const phase = (await getBackup(api, ns, 'src-held')).status?.phase;
+        if (phase !== 'Running') break;
+        passesWhileRunning.push(await isOpen());
+        said.push(JSON.stringify((await drive.get(ns, 'src'))?.status?.conditions ?? []));
+      }
+      const backup = await getBackup(api, ns, 'src-held');
+      expect(backup.status?.phase, backup.status?.message).to.equal('Completed');
+      expect(passesWhileRunning.length).to.be.greaterThan(0);
+      expect(passesWhileRunning.every(Boolean), 'the slot stayed open while the backup ran').to.equal(true);
+      expect(said.some((c) => c.includes('slot moves wait: backup src-held is reading the shards'))).to.equal(true);
+      expect(backup.status?.shards?.reduce((sum, x) => sum + x.keys, 0)).to.equal(loaded.keys);
+      // then the engine finishes the move: the slot closed on the target, every key still there
+      await drive.until(`${ns}/src`, 'src Ready again', isReady, 120_000);
+      expect(await isOpen()).to.equal(false);
+      expect(Number(await to.cluster('COUNTKEYSINSLOT', slot))).to.be.greaterThan(1);
+      const sizes = await Promise.all(masters.map((m) => pool.client(m.address).dbsize()));
+      expect(sizes.reduce((a, b) => a + Number(b), 0)).to.equal(loaded.keys);
+    } finally {
+      await pool.close();
+    }
+  });
 
   it('backs up on spec.backup.schedule into owned backups named by the due minute, keeping only `keep` Completed', async () => {
     const storage = storageOf(s3, 's3-keys');

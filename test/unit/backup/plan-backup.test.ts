@@ -84,6 +84,28 @@ describe('backup/layout and plan-backup', () => {
     expect(nextBackupStep([stored('0-5461'), stored('5462-10922')], shrunk)).to.have.property('kind', 'fail');
   });
 
+  it('fails rather than store a hole or stale data when no master or two masters serve some slots', () => {
+    const down = backupShards(
+      aTopology(
+        all,
+        threeByOne.filter((s) => s.pod !== 2 && s.pod !== 5),
+      ),
+    );
+    expect(nextBackupStep([stored('0-5461')], down))
+      .to.have.property('message')
+      .that.matches(/^5461 slot\(s\) have no reachable master/);
+    const stale = backupShards(
+      aTopology(all, [
+        { pod: 0, slots: '0-5461' },
+        { pod: 1, slots: '5462-16383' },
+        { pod: 2, slots: '10923-16383' },
+      ]),
+    );
+    expect(nextBackupStep([], stale))
+      .to.have.property('message')
+      .that.matches(/^two masters claim the same slots/);
+  });
+
   it('reads a manifest back only when it is whole: format, shards, checksums, every slot', () => {
     const shard = (slots: string) => ({ slots, keys: 3, bytes: 99, crc64: 'abcdef0123456789', object: 'o' });
     const good = { format: 1, shards: [shard('0-8191'), shard('8192-16383')] };

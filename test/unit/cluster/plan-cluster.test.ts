@@ -7,6 +7,18 @@ import { aDesired, aTopology, idOf, pods, threeByOne } from './builders.ts';
 
 const NOW = 1_000_000;
 const kinds = (steps: readonly Step[]) => steps.map((s) => s.kind);
+/** Slot 100 half moved from redis-0 to redis-1: MIGRATING on one, IMPORTING on the other. */
+const interruptedMigration = (all: ReturnType<typeof pods>) =>
+  aTopology(
+    all,
+    threeByOne.map((s) =>
+      s.pod === 0
+        ? { ...s, slots: `0-5461 [100->-${idOf(1)}]` }
+        : s.pod === 1
+          ? { ...s, slots: `5462-10922 [100-<-${idOf(0)}]` }
+          : s,
+    ),
+  );
 
 describe('planCluster', () => {
   it('bootstraps with distinct epochs, even ranges covering 16384 slots, then MEET, when every pod is fresh', () => {
@@ -77,16 +89,7 @@ describe('planCluster', () => {
 
   it('finishes an interrupted migration forward when a slot is migrating and importing', () => {
     const all = pods(6);
-    const topology = aTopology(
-      all,
-      threeByOne.map((s) =>
-        s.pod === 0
-          ? { ...s, slots: `0-5461 [100->-${idOf(1)}]` }
-          : s.pod === 1
-            ? { ...s, slots: `5462-10922 [100-<-${idOf(0)}]` }
-            : s,
-      ),
-    );
+    const topology = interruptedMigration(all);
     const plan = planCluster(aDesired(3, 1, all), topology, NOW);
     expect(kinds(plan.steps)).to.deep.equal(['migrate']);
     expect(plan.progress.phase).to.equal('resuming');
@@ -211,6 +214,56 @@ describe('planCluster', () => {
       const master = all.find((p) => p.name === s.master.pod);
       expect(replica?.nodeName).not.to.equal(master?.nodeName);
     }
+  });
+});
+
+describe('planCluster while slot moves are held (a backup in progress)', () => {
+  const hold = { holdSlotMoves: 'backup nightly is reading the shards' };
+
+  it('plans no migrate when scaling 3 -> 6 masters, and waits saying why', () => {
+    const all = pods(9);
+    const specs = [...threeByOne, { pod: 6 }, { pod: 7 }, { pod: 8 }];
+    const plan = planCluster(aDesired(6, 0, all), aTopology(all, specs), NOW, hold);
+    expect(plan.steps).to.deep.equal([]);
+    expect(plan.converged).to.equal(false);
+    expect(plan.progress).to.deep.include({
+      phase: 'waiting',
+      message: 'slot moves wait: backup nightly is reading the shards',
+    });
+  });
+
+  it('leaves an interrupted migration open, and still closes an import that never started', () => {
+    const all = pods(6);
+    const migrating = interruptedMigration(all);
+    const held = planCluster(aDesired(3, 1, all), migrating, NOW, hold);
+    expect(held.steps).to.deep.equal([]);
+    expect(held.converged).to.equal(false);
+    expect(held.progress).to.deep.include({
+      phase: 'waiting',
+      message: 'slot moves wait: backup nightly is reading the shards',
+    });
+    const neverStarted = aTopology(
+      all,
+      threeByOne.map((s) => (s.pod === 1 ? { ...s, slots: `5462-10922 [100-<-${idOf(0)}]` } : s)),
+      { keysInSlot: { 100: 0 } },
+    );
+    expect(kinds(planCluster(aDesired(3, 1, all), neverStarted, NOW, hold).steps)).to.deep.equal(['closeSlots']);
+  });
+
+  it('still heals: forces the failover of a failed master after the grace period', () => {
+    const all = pods(6);
+    const specs = threeByOne.map((s) => (s.pod === 2 ? { ...s, fail: true } : s));
+    const plan = planCluster(aDesired(3, 1, all), aTopology(all, specs, { unreachable: [2] }), NOW, {
+      ...hold,
+      autoFailoverGraceMs: 10_000,
+    });
+    expect(plan.steps[0]).to.deep.include({ kind: 'failover', mode: 'force' });
+  });
+
+  it('converges as usual on a settled cluster: nothing is held when nothing would move', () => {
+    const all = pods(6);
+    const plan = planCluster(aDesired(3, 1, all), aTopology(all, threeByOne), NOW, hold);
+    expect(plan.converged).to.equal(true);
   });
 });
 

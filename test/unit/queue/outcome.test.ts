@@ -3,9 +3,11 @@ import {
   awaitChange,
   done,
   isTerminal,
+  noted,
   ReconcileTimeoutError,
   requeueAfter,
   resultLabel,
+  sooner,
   TerminalError,
   TransientError,
 } from '../../../shared/core/outcome.ts';
@@ -25,6 +27,18 @@ describe('outcome', () => {
     expect(() => requeueAfter(-1)).to.throw(RangeError);
     expect(() => requeueAfter(Infinity)).to.throw(RangeError);
     expect(requeueAfter(10.4)).to.deep.equal({ kind: 'requeueAfter', ms: 10 });
+  });
+
+  it("keeps, of two outcomes, the one that looks again sooner, with the first one's note", () => {
+    const ready = noted(done(), { summary: 'ready' });
+    expect(sooner(ready, requeueAfter(200))).to.deep.equal({
+      kind: 'requeueAfter',
+      ms: 200,
+      note: { summary: 'ready' },
+    });
+    expect(sooner(requeueAfter(100), requeueAfter(200))).to.deep.equal(requeueAfter(100));
+    expect(sooner(requeueAfter(2_000), requeueAfter(200))).to.deep.equal(requeueAfter(200));
+    expect(sooner(awaitChange(), done())).to.deep.equal(awaitChange());
   });
 
   it('tells a terminal error from a transient one, a timeout being transient', () => {

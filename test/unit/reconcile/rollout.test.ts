@@ -61,6 +61,11 @@ describe('rollout', () => {
       { kind: 'wait', reason: 'waiting for the cluster to settle', outdated: 2 },
     ],
     [
+      'a backup in progress holds restarts',
+      { pods: somePods(6, outdated([0, 3])), hold: 'backup nightly is reading the shards' },
+      { kind: 'wait', reason: 'backup nightly is reading the shards', outdated: 2 },
+    ],
+    [
       'masters and replicas are outdated: the replica goes first',
       { pods: somePods(6, outdated([0, 1, 2, 3])) },
       { kind: 'restart', pod: 'redis-3', role: 'replica', outdated: 4 },
