@@ -4,12 +4,11 @@
 import { CustomObjectsApi, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
 import { GROUP, PLURAL, STORAGE_VERSION } from '../shared/core/api/group.ts';
 import type { JsonObject } from '../shared/core/api/json.ts';
-import type { ObjectMetaLike } from '../shared/core/apiserver-events.ts';
 import { toKey } from '../shared/core/resource-key.ts';
 import { secretsUsedBy, type SecretUser } from '../shared/core/resources/secrets-used.ts';
 import { unlessNotFound } from '../shared/io/kube/errors.ts';
 import { withUserAgent } from '../shared/io/kube/user-agent.ts';
-import type { ObjectRef, OwnerLookup } from './ingest/to-keys.ts';
+import type { LiveObject, ObjectRef, OwnerLookup } from './ingest/to-keys.ts';
 
 /** userAgent names the function in the API server's audit log (e.g. knredis-reconcile). */
 export function loadKubeConfig(path: string | undefined, userAgent?: string): KubeConfig {
@@ -24,7 +23,7 @@ export function kubeOwnerLookup(kc: KubeConfig): OwnerLookup {
   const custom = kc.makeApiClient(CustomObjectsApi);
   const readCluster = kubeClusterReader(kc);
   return {
-    async readMeta(ref: ObjectRef) {
+    async readObject(ref: ObjectRef) {
       const object = await unlessNotFound(
         objects.read({
           apiVersion: ref.apiVersion,
@@ -32,7 +31,7 @@ export function kubeOwnerLookup(kc: KubeConfig): OwnerLookup {
           metadata: { name: ref.name, namespace: ref.namespace },
         }),
       );
-      return object ? ((object.metadata ?? {}) as ObjectMetaLike) : null;
+      return object ? (object as LiveObject) : null;
     },
     async existingClusters(namespace, names) {
       const found: string[] = [];

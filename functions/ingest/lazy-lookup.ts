@@ -19,7 +19,7 @@ function once<T>(load: () => Promise<T>): () => Promise<T> {
 export function lazyOwnerLookup(load: () => Promise<OwnerLookup>): OwnerLookup {
   const lookup = once(load);
   return {
-    readMeta: async (ref) => (await lookup()).readMeta(ref),
+    readObject: async (ref) => (await lookup()).readObject(ref),
     existingClusters: async (namespace, names) => (await lookup()).existingClusters(namespace, names),
     clustersUsingSecret: async (namespace, secret) => (await lookup()).clustersUsingSecret(namespace, secret),
   };

@@ -9,10 +9,10 @@
 //                                                   (a delete), every existing RedisCluster
 //                                                   whose name is a '-'-prefix of the child's
 //                                                   name (children are named <cluster>-...)
-//   a RedisClusterBackup (resource mode)        -> its spec.clusterName; (ref mode) its owner
-//                                                   reference (a scheduled one), else the existing
-//                                                   RedisClusters whose name prefixes its own
-//                                                   (scheduled ones are <cluster>-<yyyymmddhhmm>)
+//   a RedisClusterBackup                         -> its spec.clusterName (ref mode: read from the
+//                                                   live object); gone, the existing RedisClusters
+//                                                   whose name prefixes its own (scheduled ones
+//                                                   are <cluster>-<yyyymmddhhmm>)
 //   a Secret (ref mode only: no data travels)    -> the RedisClusters that read it: their password
 //                                                   (spec.auth.secretRef, or the generated one), their
 //                                                   certificate, or one knredis keeps for them
@@ -35,12 +35,16 @@ export interface ObjectRef {
 
 /** Reads what ingest needs from the API server (ref-mode events carry no metadata). */
 export interface OwnerLookup {
-  /** The live object's metadata, or null when it does not exist. */
-  readMeta(ref: ObjectRef): Promise<ObjectMetaLike | null>;
+  /** The live object (its metadata, and a backup's spec), or null when it does not exist. */
+  readObject(ref: ObjectRef): Promise<LiveObject | null>;
   /** Those of `names` that are existing RedisClusters in the namespace. */
   existingClusters(namespace: string, names: readonly string[]): Promise<string[]>;
   /** The RedisClusters of the namespace that read this Secret (secretsUsedBy). */
   clustersUsingSecret(namespace: string, secret: string): Promise<string[]>;
+}
+
+export interface LiveObject extends KubeObjectLike {
+  readonly spec?: unknown;
 }
 
 export interface EventFields {
@@ -74,6 +78,14 @@ export function namePrefixes(name: string): string[] {
   return parts.map((_, i) => parts.slice(0, parts.length - i).join('-')).filter((n) => n.length > 0);
 }
 
+/** A backup concerns the RedisCluster its spec.clusterName names (a user's backup has no owner). */
+function backupMapping(namespace: string, name: string, object: LiveObject): Mapping {
+  const cluster = (object.spec as { clusterName?: unknown } | undefined)?.clusterName;
+  return typeof cluster === 'string' && isValidRef({ namespace, name: cluster })
+    ? { keys: [toKey({ namespace, name: cluster })] }
+    : { unrelated: `RedisClusterBackup ${namespace}/${name} names no RedisCluster (spec.clusterName)` };
+}
+
 export async function toKeys(event: EventFields, lookup?: OwnerLookup): Promise<Mapping> {
   const parsed = parseEventType(event.type);
   if (!parsed) return { unrelated: `unsupported event type "${event.type}"` };
@@ -85,12 +97,7 @@ export async function toKeys(event: EventFields, lookup?: OwnerLookup): Promise<
     const name = data.metadata?.name ?? '';
     if (!isValidRef({ namespace, name })) return { unrelated: 'event data is not a namespaced Kubernetes object' };
     if (isRedisCluster(data.apiVersion, data.kind)) return { keys: [toKey({ namespace, name })] };
-    if (isBackup(data.apiVersion, data.kind)) {
-      const cluster = (data as { spec?: { clusterName?: unknown } }).spec?.clusterName;
-      return typeof cluster === 'string' && isValidRef({ namespace, name: cluster })
-        ? { keys: [toKey({ namespace, name: cluster })] }
-        : { unrelated: `RedisClusterBackup ${namespace}/${name} names no RedisCluster (spec.clusterName)` };
-    }
+    if (isBackup(data.apiVersion, data.kind)) return backupMapping(namespace, name, data);
     if (!isChild(data.apiVersion ?? '', data.kind ?? ''))
       return { unrelated: `kind ${data.apiVersion}/${data.kind} is not watched by knredis` };
     const keys = ownerKeysOf(namespace, data.metadata ?? {});
@@ -118,9 +125,10 @@ export async function toKeys(event: EventFields, lookup?: OwnerLookup): Promise<
     return { unrelated: `kind ${ref.apiVersion}/${ref.kind} is not watched by knredis` };
   if (!lookup)
     return { unrelated: 'reference-mode events of child objects need the API server lookup, which is not configured' };
-  const meta = await lookup.readMeta(ref);
-  const keys = meta
-    ? ownerKeysOf(ref.namespace, meta)
+  const live = await lookup.readObject(ref);
+  if (live && isBackup(ref.apiVersion, ref.kind)) return backupMapping(ref.namespace, ref.name, live);
+  const keys = live
+    ? ownerKeysOf(ref.namespace, live.metadata ?? {})
     : (await lookup.existingClusters(ref.namespace, namePrefixes(ref.name))).map((name) =>
         toKey({ namespace: ref.namespace, name }),
       );

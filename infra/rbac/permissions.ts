@@ -161,9 +161,9 @@ export const identities: readonly Identity[] = [
         group: GROUP,
         resource: BACKUP_PLURAL,
         verbs: ['get'],
-        usedBy: "functions/kube.ts readMeta (a backup's owner)",
+        usedBy: "functions/kube.ts readObject (a backup's spec.clusterName)",
       },
-      ...onChildren(['get'], 'functions/kube.ts readMeta (functions/ingest/to-keys.ts childKinds)'),
+      ...onChildren(['get'], 'functions/kube.ts readObject (functions/ingest/to-keys.ts childKinds)'),
       {
         group: 'authentication.k8s.io',
         resource: 'tokenreviews',

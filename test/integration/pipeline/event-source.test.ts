@@ -15,6 +15,7 @@ import {
 } from '../../../shared/core/api/group.ts';
 import { ingestHandler } from '../../../functions/ingest/app.ts';
 import { kubeOwnerLookup } from '../../../functions/kube.ts';
+import { toKeys } from '../../../functions/ingest/to-keys.ts';
 import { start as startEventSource } from '../../../functions/event-source/index.ts';
 import { readConfig } from '../../../functions/start-config.ts';
 import type { RunningFunction } from '../../../functions/function-context.ts';
@@ -141,6 +142,24 @@ describe('event source', function () {
     await api.objects.create(cluster('marker'));
     await api.env.waitFor(() => seen('dev.knative.apiserver.resource.add', `${ns}/marker`), { what: 'add of marker' });
     expect(posted.filter((subject) => subject.includes('stranger'))).to.deep.equal([]);
+  });
+
+  it("maps a reference to a user's backup, which has no owner, to the cluster its spec names (read from the API server)", async () => {
+    await api.objects.create({
+      apiVersion: API_VERSION_V1BETA1,
+      kind: 'RedisClusterBackup',
+      metadata: { name: 'before-upgrade', namespace: ns },
+      spec: {
+        clusterName: 'cache',
+        storage: { s3: { bucket: 'redis-backups', credentialsSecretRef: { name: 's3-keys' } } },
+      },
+    } as never);
+    const ref = { apiVersion: API_VERSION_V1BETA1, kind: 'RedisClusterBackup', namespace: ns, name: 'before-upgrade' };
+    const event = (verb: string) => ({ type: `dev.knative.apiserver.ref.${verb}`, data: ref, extensions: {} });
+    const lookup = kubeOwnerLookup(api.env.kubeConfig());
+    expect(await toKeys(event('add'), lookup)).to.deep.equal({ keys: [`${ns}/cache`] });
+    await api.objects.delete({ apiVersion: API_VERSION_V1BETA1, kind: 'RedisClusterBackup', metadata: ref } as never);
+    expect(await toKeys(event('delete'), lookup)).to.have.property('unrelated');
   });
 
   it('sends a changed password Secret as a reference, which ingest maps to the cluster using it', async () => {

@@ -40,7 +40,7 @@ describe('ingest namespace scope', () => {
     const ingest = ingestHandler({
       enqueue: async (key) => void queued.push(key),
       lookup: {
-        readMeta: async (ref) => (looked.push(ref.name), null),
+        readObject: async (ref) => (looked.push(ref.name), null),
         existingClusters: async () => [],
         clustersUsingSecret: async () => [],
       },

@@ -54,11 +54,9 @@ function fakeLookup(
   const asked: string[] = [];
   return {
     asked,
-    async readMeta(ref: ObjectRef) {
+    async readObject(ref: ObjectRef) {
       asked.push(`${ref.kind} ${ref.namespace}/${ref.name}`);
-      return (
-        (objects[`${ref.kind} ${ref.namespace}/${ref.name}`] as { metadata: object } | undefined)?.metadata ?? null
-      );
+      return objects[`${ref.kind} ${ref.namespace}/${ref.name}`] ?? null;
     },
     async existingClusters(_ns: string, names: readonly string[]) {
       return names.filter((n) => clusters.includes(n));
@@ -155,7 +153,7 @@ describe('ingest to-keys', () => {
       .that.matches(/not watched/);
   });
 
-  it('maps a backup to the cluster its spec names (resource mode), or to its owner or name prefix (ref mode)', async () => {
+  it('maps a backup to the cluster its spec names (ref mode: read from the live one), or by name prefix once gone', async () => {
     const userBackup = {
       apiVersion: 'cache.redis.io/v1beta1',
       kind: 'RedisClusterBackup',
@@ -174,8 +172,13 @@ describe('ingest to-keys', () => {
         ownerReferences: [{ apiVersion: 'cache.redis.io/v1beta1', kind: 'RedisCluster', name: 'cache' }],
       },
     };
-    const lookup = fakeLookup({ 'RedisClusterBackup prod/cache-202612040300': scheduled }, ['cache']);
+    const lookup = fakeLookup(
+      { 'RedisClusterBackup prod/cache-202612040300': scheduled, 'RedisClusterBackup prod/before-upgrade': userBackup },
+      ['cache'],
+    );
     expect(await toKeys(asEvent(scheduled, 'update', 'ref'), lookup)).to.deep.equal({ keys: ['prod/cache'] });
+    // a user's backup has no owner and a name of its own: its spec says which cluster
+    expect(await toKeys(asEvent(userBackup, 'add', 'ref'), lookup)).to.deep.equal({ keys: ['prod/cache'] });
     expect(await toKeys(asEvent(scheduled, 'delete', 'ref'), fakeLookup({}, ['cache']))).to.deep.equal({
       keys: ['prod/cache'],
     });
