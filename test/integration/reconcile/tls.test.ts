@@ -7,6 +7,8 @@ import { testCa, tlsSecret, type TestCa } from '../../support/tls-certs.ts';
 import { installApi, type InstalledApi } from '../api/api-fixture.ts';
 import { driver, isReady, type Driver } from './harness.ts';
 import { clusterPassword, loadedCluster, podPlacements, type LoadedCluster } from './pods.ts';
+import { startS3Server } from '../../support/s3-server.ts';
+import { apply, createBackup, s3Secret, storageOf, untilFinished } from './backup-fixture.ts';
 
 const NAME = 'tlsc';
 
@@ -220,6 +222,73 @@ describe('reconcile: TLS from a kubernetes.io/tls Secret (on the local Kubernete
       }
     } finally {
       await drive.remove(ns, name);
+    }
+  });
+
+  it('backs up the TLS cluster over TLS and restores it into another TLS cluster: every key and value', async () => {
+    const s3 = await startS3Server();
+    const restored = 'tlsr';
+    try {
+      await cluster!.load.stop();
+      const password = await clusterPassword(api, ns, NAME);
+      const secure = (address: { ip: string; port: number }, pw: string, servername: string) =>
+        new Redis({
+          host: address.ip,
+          port: address.port,
+          password: pw,
+          tls: { ca: ca.ca, servername },
+          lazyConnect: true,
+        });
+      /** Every key of a cluster's masters with its value, read over TLS. */
+      const contents = async (name: string, pw: string) => {
+        const all = new Map<string, string | null>();
+        const pods = (await podPlacements(api, ns)).filter((p) => p.name.startsWith(`${name}-`));
+        for (const pod of pods) {
+          const r = secure(pod.address, pw, `${name}.${ns}.svc`);
+          try {
+            if (!String(await r.info('replication')).includes('role:master')) continue;
+            for (const k of (await r.keys('*')) as string[]) all.set(k, await r.get(k));
+          } finally {
+            r.disconnect();
+          }
+        }
+        return all;
+      };
+      const before = await contents(NAME, password);
+      expect(before.size).to.be.greaterThan(3_000);
+      await s3Secret(api, ns, 's3-keys', { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey });
+      await createBackup(api, ns, 'tls-backup', { clusterName: NAME, storage: storageOf(s3, 's3-keys') });
+      const backup = await untilFinished(api, drive, ns, NAME, 'tls-backup');
+      expect(backup.status?.phase, backup.status?.message).to.equal('Completed');
+      expect(backup.status?.shards?.reduce((sum, x) => sum + x.keys, 0)).to.equal(before.size);
+
+      const names = [`${restored}.${ns}.svc`, `*.${restored}-nodes.${ns}.svc`];
+      await api.env.kubectl(['apply', '-f', '-'], {
+        input: JSON.stringify(tlsSecret(`${restored}-tls`, ns, ca.ca, ca.issue(names))),
+      });
+      await apply(api, {
+        apiVersion: 'cache.redis.io/v1beta1',
+        kind: 'RedisCluster',
+        metadata: { name: restored, namespace: ns },
+        spec: {
+          masters: 3,
+          replicasPerMaster: 0,
+          version: '7.0',
+          storage: { reclaim: 'Delete' },
+          tls: { secretRef: { name: `${restored}-tls` } },
+          restore: { backupName: 'tls-backup' },
+        },
+      });
+      const rc = await drive.until(`${ns}/${restored}`, `${restored} Ready`, isReady, 400_000);
+      expect(rc?.status?.restore).to.deep.include({ phase: 'Completed', keys: before.size });
+      const after = await contents(restored, await clusterPassword(api, ns, restored));
+      expect(after.size).to.equal(before.size);
+      const differ = [...before].filter(([k, v]) => after.get(k) !== v).map(([k]) => k);
+      expect(differ, 'keys whose value differs').to.deep.equal([]);
+    } finally {
+      await drive.remove(ns, restored).catch(() => undefined);
+      await s3.stop();
+      cluster!.load.start(2);
     }
   });
 });
