@@ -9,6 +9,7 @@ import { cpSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { EXTERNAL_PACKAGES } from './externals.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const dist = join(root, 'dist');
@@ -21,7 +22,7 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  external: ['@bull-board/*'],
+  external: EXTERNAL_PACKAGES,
   // CommonJS libraries inside an ES module bundle still call require() for Node's built-ins
   banner: {
     js: "import { createRequire as __knredisRequire } from 'node:module'; const require = __knredisRequire(import.meta.url);",

@@ -76,13 +76,13 @@ describe('the knredis image', function () {
     const user = await podman('image', 'inspect', '--format', '{{.Config.User}}', KNREDIS_IMAGE);
     expect(user).to.equal('1000:1000');
     // Libraries may ship their own .ts files (ajv does); the project's sources must not be there,
-    // nor tsx, which runs them, nor esbuild, which bundled them. (typescript itself is there:
-    // valibot, of bull-board, names it as an optional peer, which npm ci --omit=dev keeps.)
+    // nor tsx, which runs them, nor esbuild, which bundled them, nor typescript (valibot, of
+    // bull-board, names it as an optional peer; infra/build/prune-runtime-deps.mjs leaves it out).
     const look = [
       'id -u',
       'ls -A /app',
       "find /app -path /app/node_modules -prune -o \\( -name '*.ts' -o -name '*.mts' -o -name '*.cts' \\) -print",
-      'ls -d /app/node_modules/tsx /app/node_modules/esbuild 2>/dev/null',
+      'ls -d /app/node_modules/tsx /app/node_modules/esbuild /app/node_modules/typescript 2>/dev/null',
       'command -v tsx',
       'true',
     ];
@@ -132,5 +132,30 @@ describe('the knredis image', function () {
     expect(await res.json()).to.deep.equal({ status: 'ok' });
     expect(await uidOfFirstProcess(container)).to.equal('1000');
     expect(await container.running()).to.equal(true);
+  });
+
+  it('the dashboard serves bull-board, its UI files and its queue API from the pruned node_modules, behind its token', async function () {
+    const names = uniqueNames('image');
+    const token = 'image-dashboard-token';
+    const { container, url } = await startFunctions(['dashboard'], {
+      QUEUE_PREFIX: names.prefix,
+      QUEUE_NAME: names.queue,
+      DASHBOARD_TOKEN: token,
+    });
+    const get = (path: string, auth = true) =>
+      fetch(url + path, auth ? { headers: { authorization: `Bearer ${token}` } } : {});
+    const page = await waitFor(() => get('/admin/queues'), { what: `the dashboard of ${container.name}` });
+    expect(page.status).to.equal(200);
+    const html = await page.text();
+    // the page names its files relative to <base href="/admin/queues/">
+    const assets = [...html.matchAll(/(?:src|href)="(static\/[^"]+)"/g)].map((m) => `/admin/queues/${m[1]!}`);
+    expect(assets, html.slice(0, 500)).to.not.deep.equal([]);
+    for (const asset of assets) expect((await get(asset)).status, asset).to.equal(200);
+    // bull-board's BullMQ adapter requires bullmq from node_modules: the queue API answers
+    const api = await get('/admin/queues/api/queues');
+    expect(api.status).to.equal(200);
+    const queues = ((await api.json()) as { queues: { name: string }[] }).queues.map((q) => q.name);
+    expect(queues).to.include(names.queue);
+    expect((await get('/admin/queues', false)).status).to.equal(401);
   });
 });
