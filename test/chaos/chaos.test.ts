@@ -30,6 +30,8 @@ describe('chaos: faults under a client that logs every acknowledged write', func
       const why = result.notes.join('\n');
       console.log(`      ${JSON.stringify({ ...result, notes: undefined })}`);
       expect(result.ready, why).to.equal(true);
+      expect(result.writerDied, why).to.equal(undefined);
+      expect(result.writesAfterReady, why).to.equal(true);
       expect(result.lostBeforeFault, why).to.equal(0);
       expect(result.lostAckedWithWait, why).to.equal(0);
       if (scenario.planned) expect(result.lostAcked, why).to.equal(0);

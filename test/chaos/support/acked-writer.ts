@@ -34,13 +34,21 @@ const waitTimeoutMs = 1_000;
 export class AckedWriter {
   private readonly child: ChildProcess;
   private readonly exited: Promise<void>;
+  private stopping = false;
+  /** How the child ended, when it did before stop() asked it to. */
+  private died: string | undefined;
 
   private constructor(readonly spec: WriterSpec) {
     this.child = fork(self, [JSON.stringify(spec)], {
       execArgv: ['--import', 'tsx'],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
-    this.exited = new Promise((resolve) => this.child.once('exit', () => resolve()));
+    this.exited = new Promise((resolve) =>
+      this.child.once('exit', (code, signal) => {
+        if (!this.stopping) this.died = signal ? `signal ${signal}` : `exit code ${code}`;
+        resolve();
+      }),
+    );
     this.child.on('error', () => {
       /* a send to an exited child */
     });
@@ -68,14 +76,19 @@ export class AckedWriter {
     if (this.child.connected) this.child.send({ type: 'seeds', seeds } satisfies ToChild);
   }
 
-  /** Stops writing; resolves once the child has exited (every line is in the log by then). */
-  async stop(): Promise<void> {
+  /**
+   * Stops writing; resolves once the child has exited (every line is in the log by then), with
+   * how it ended if it had died before: its log then stops early, and the run proves little.
+   */
+  async stop(): Promise<string | undefined> {
+    this.stopping = true;
     if (this.child.connected) {
       this.child.send({ type: 'stop' } satisfies ToChild);
       await Promise.race([this.exited, new Promise((r) => setTimeout(r, commandTimeoutMs * 3))]);
     }
     this.kill();
     await this.exited;
+    return this.died;
   }
 
   kill(): void {
@@ -119,6 +132,9 @@ async function runChild(spec: WriterSpec): Promise<void> {
   cluster.on('error', () => {
     /* each failed command is logged */
   });
+  // A command promise ioredis rejects where no caller awaits it (a pipeline's member when its
+  // connection closes) is a failed command too: logged as one, never the client's end.
+  process.on('unhandledRejection', (error) => line('E', `unawaited: ${(error as Error)?.message ?? String(error)}`));
   let stopping = false;
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   const lane = async (name: 'p' | 'w') => {

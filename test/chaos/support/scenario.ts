@@ -60,6 +60,10 @@ export interface ScenarioResult {
   readonly acked: number;
   readonly clientErrors: number;
   readonly overlappingRuns: number;
+  /** The client wrote again once the cluster was Ready (a client that stopped proves nothing). */
+  readonly writesAfterReady: boolean;
+  /** Why the client process ended before it was stopped, if it did. */
+  readonly writerDied?: string;
   /** What went wrong, for people: the first error, lost keys, overlaps. */
   readonly notes: string[];
 }
@@ -83,6 +87,8 @@ export async function runScenario(shared: ChaosStack, scenario: Scenario): Promi
   let follow: NodeJS.Timeout | undefined;
   let faultAt = Number.POSITIVE_INFINITY;
   let ready = false;
+  let writesAfterReady = false;
+  let writerDied: string | undefined;
   let secondsToReady: number | null = null;
   let report = { lostAcked: 0, lostAckedWithWait: 0, lostBeforeFault: 0, acked: 0, clientErrors: 0 };
 
@@ -162,11 +168,13 @@ export async function runScenario(shared: ChaosStack, scenario: Scenario): Promi
       what: 'writes after Ready',
       timeout: 60_000,
     });
+    writesAfterReady = true;
   } catch (error) {
     notes.push((error as Error).message);
   } finally {
     clearInterval(follow);
-    await writer?.stop();
+    writerDied = await writer?.stop();
+    if (writerDied) notes.push(`the client process died before it was stopped: ${writerDied}`);
     await env.kubelet.heal().catch(() => undefined);
   }
   // 4: every acknowledged write, and the run log.
@@ -189,7 +197,16 @@ export async function runScenario(shared: ChaosStack, scenario: Scenario): Promi
     notes.push(`runs ${a.id} (pid ${a.pid}) and ${b.id} (pid ${b.pid}) of one key overlapped`);
   await cleanUp(shared, namespace, view);
   await teardown?.().catch((error: Error) => notes.push(`undoing the set-up failed: ${error.message}`));
-  return { name: scenario.name, ready, secondsToReady, ...pick(report), overlappingRuns: overlapping, notes };
+  return {
+    name: scenario.name,
+    ready,
+    secondsToReady,
+    ...pick(report),
+    overlappingRuns: overlapping,
+    writesAfterReady,
+    ...(writerDied ? { writerDied } : {}),
+    notes,
+  };
 }
 
 function pick(r: {
