@@ -157,6 +157,9 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
     } finally {
       running.delete(String(job.id));
     }
+    // When the reconcile itself ended, on every end line: what follows is the queue's
+    // bookkeeping, which waits for the queue's Redis (the chaos suite times runs by this).
+    const endedAt = Date.now();
     const seconds = (performance.now() - started) / 1000;
     metrics?.workDuration.observe({ name: names.queue }, seconds);
     metrics?.reconcileTime.observe({ controller }, seconds);
@@ -168,7 +171,7 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
       await commands.hdel(keys.failures, key);
       const deferred =
         outcome.kind === 'requeueAfter' ? await defer(job, outcome.ms, { key, reason: 'requeue' }) : undefined;
-      runLogger.info({ outcome, deferred, ms: Math.round(seconds * 1000) }, 'reconciled');
+      runLogger.info({ outcome, deferred, ms: Math.round(seconds * 1000), endedAt }, 'reconciled');
       const result = outcome.kind === 'requeueAfter' ? 'requeue' : outcome.kind;
       return keep(
         { ...run, result, ...(outcome.kind === 'requeueAfter' ? { delayMs: outcome.ms } : {}) },
@@ -179,14 +182,14 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
     metrics?.reconcileErrors.inc({ controller });
     // 2: lost ownership: not the resource's failure; whoever holds the key now goes on.
     if (failure instanceof OwnershipLostError || abort.signal.reason instanceof OwnershipLostError) {
-      runLogger.warn({ err: failure }, 'run lost its key; stopped without counting a failure');
+      runLogger.warn({ err: failure, endedAt }, 'run lost its key; stopped without counting a failure');
       throw failure instanceof Error ? failure : new OwnershipLostError(key);
     }
     const message = failure instanceof Error ? failure.message : String(failure);
     // 3: terminal: never retried; the next event for the key starts afresh.
     if (isTerminal(failure)) {
       await commands.hdel(keys.failures, key);
-      runLogger.error({ err: failure }, 'reconcile failed for good');
+      runLogger.error({ err: failure, endedAt }, 'reconcile failed for good');
       await keep({ ...run, result: 'terminal', error: message }, undefined, runLogger);
       throw new UnrecoverableError(`${failure.name}: ${message}`);
     }
@@ -195,7 +198,10 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
     const delay = backoffDelay(count, settings.backoff, random);
     metrics?.retries.inc({ name: names.queue });
     const deferred = await defer(job, delay, { key, reason: 'retry', failures: count });
-    runLogger.warn({ err: failure, failures: count, retryInMs: delay, deferred }, 'reconcile failed; will retry');
+    runLogger.warn(
+      { err: failure, failures: count, retryInMs: delay, deferred, endedAt },
+      'reconcile failed; will retry',
+    );
     await keep({ ...run, result: 'retry', error: message, delayMs: delay, failures: count }, undefined, runLogger);
     throw failure instanceof Error ? failure : new Error(message);
   }

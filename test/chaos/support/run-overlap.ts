@@ -1,7 +1,9 @@
 // "Never two runs of one key at once", checked from the reconcile workers' logs: each run logs
 // `run started` and one end line with the same reconcileId, every line of a run carrying its
-// process id. A run whose worker died before its end line ends at the last line that process
-// logged. Two runs of a key whose intervals intersect are an overlap.
+// process id. A run ends when its reconcile returned (the end line's `endedAt`; the line itself
+// comes after the queue's bookkeeping, which waits for the queue's Redis), or at the end line's
+// time when it has none. A run whose worker died before its end line ends at the last line that
+// process logged. Two runs of a key whose intervals intersect are an overlap.
 import { readFile } from 'node:fs/promises';
 
 export interface Run {
@@ -12,14 +14,19 @@ export interface Run {
   readonly end: number;
 }
 
-const endings = new Set(['reconciled', 'reconcile failed for good', 'reconcile failed; will retry']);
+const endings = new Set([
+  'reconciled',
+  'reconcile failed for good',
+  'reconcile failed; will retry',
+  'run lost its key; stopped without counting a failure',
+]);
 
 /** The runs in the given pino JSON lines, of any number of worker processes (pure). */
 export function runsOf(lines: readonly string[]): Run[] {
   const open = new Map<string, { key: string; pid: number; start: number; end?: number }>();
   const lastOfPid = new Map<number, number>();
   for (const text of lines) {
-    let entry: { msg?: string; key?: string; reconcileId?: string; pid?: number; time?: number };
+    let entry: { msg?: string; key?: string; reconcileId?: string; pid?: number; time?: number; endedAt?: number };
     try {
       entry = JSON.parse(text) as typeof entry;
     } catch {
@@ -31,7 +38,7 @@ export function runsOf(lines: readonly string[]): Run[] {
       open.set(entry.reconcileId, { key: entry.key, pid: entry.pid ?? 0, start: time });
     } else if (entry.reconcileId && entry.msg && endings.has(entry.msg)) {
       const run = open.get(entry.reconcileId);
-      if (run) run.end = time;
+      if (run) run.end = entry.endedAt ?? time;
     }
   }
   return [...open].map(([id, r]) => ({
