@@ -30,6 +30,7 @@ describe('chaos: faults under a client that logs every acknowledged write', func
       const why = result.notes.join('\n');
       console.log(`      ${JSON.stringify({ ...result, notes: undefined })}`);
       expect(result.ready, why).to.equal(true);
+      expect(result.verified, why).to.equal(true);
       expect(result.writerDied, why).to.equal(undefined);
       expect(result.writesAfterReady, why).to.equal(true);
       expect(result.lostBeforeFault, why).to.equal(0);

@@ -60,6 +60,8 @@ export interface ScenarioResult {
   readonly acked: number;
   readonly clientErrors: number;
   readonly overlappingRuns: number;
+  /** The scenario's own check of the Ready cluster passed (or it has none). */
+  readonly verified: boolean;
   /** The client wrote again once the cluster was Ready (a client that stopped proves nothing). */
   readonly writesAfterReady: boolean;
   /** Why the client process ended before it was stopped, if it did. */
@@ -88,6 +90,7 @@ export async function runScenario(shared: ChaosStack, scenario: Scenario): Promi
   let faultAt = Number.POSITIVE_INFINITY;
   let ready = false;
   let writesAfterReady = false;
+  let verified = false;
   let writerDied: string | undefined;
   let secondsToReady: number | null = null;
   let report = { lostAcked: 0, lostAckedWithWait: 0, lostBeforeFault: 0, acked: 0, clientErrors: 0 };
@@ -162,6 +165,7 @@ export async function runScenario(shared: ChaosStack, scenario: Scenario): Promi
     secondsToReady = (Date.now() - started) / 1000;
     ready = true;
     await scenario.verify?.(ctx, rc);
+    verified = true;
     // A few writes after Ready: the client works again.
     const lines = await countLines(ackLog);
     await env.waitFor(async () => (await countLines(ackLog)) >= lines + WRITES_PER_SECOND, {
@@ -203,6 +207,7 @@ export async function runScenario(shared: ChaosStack, scenario: Scenario): Promi
     secondsToReady,
     ...pick(report),
     overlappingRuns: overlapping,
+    verified,
     writesAfterReady,
     ...(writerDied ? { writerDied } : {}),
     notes,
