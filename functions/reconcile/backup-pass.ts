@@ -59,13 +59,7 @@ export async function runBackupPass(input: BackupPassInput): Promise<BackupPassR
   const backup = activeBackupOf(input.listed, cluster.metadata.name ?? '');
   if (!backup) return free;
   const status = backup.status ?? {};
-  const events = recorder(
-    input.kube,
-    { ...backup, apiVersion: API_VERSION_V1BETA1, kind: BACKUP_KIND },
-    input.log,
-    input.now,
-    input.signal,
-  );
+  const events = backupRecorder(input, backup);
   const write = (next: RedisClusterBackupStatus) => backups.replaceStatus(backup, next, input.signal);
   // 2: a backup starts on a Ready cluster; once running, the shards' layout is what it checks
   if (!isReady(cluster.status) && status.phase !== 'Running') {
@@ -152,8 +146,36 @@ export async function runBackupPass(input: BackupPassInput): Promise<BackupPassR
 
 const WAITING = 'waiting for the cluster to be Ready';
 
+/**
+ * A deleted cluster's unfinished backups fail (none would ever finish: only the cluster's
+ * reconcile carries them on), each with one Warning Event, instead of staying Pending or
+ * Running for good.
+ */
+export async function failBackupsOfDeleted(
+  input: Pick<BackupPassInput, 'kube' | 'backups' | 'cluster' | 'log' | 'signal' | 'now'>,
+): Promise<void> {
+  const namespace = input.cluster.metadata.namespace ?? '';
+  const name = input.cluster.metadata.name ?? '';
+  for (;;) {
+    const backup = activeBackupOf(await input.backups.list(namespace, input.signal), name);
+    if (!backup) return;
+    await fail(input, backup, backupRecorder(input, backup), DELETED);
+  }
+}
+
+const DELETED = 'the RedisCluster was deleted before the backup completed';
+
+/** Events about a backup go on the backup (the list's items carry no apiVersion or kind). */
+function backupRecorder(
+  input: Pick<BackupPassInput, 'kube' | 'log' | 'now' | 'signal'>,
+  backup: RedisClusterBackup,
+): Recorder {
+  const object = { ...backup, apiVersion: API_VERSION_V1BETA1, kind: BACKUP_KIND };
+  return recorder(input.kube, object, input.log, input.now, input.signal);
+}
+
 async function fail(
-  input: BackupPassInput,
+  input: Pick<BackupPassInput, 'backups' | 'now' | 'signal' | 'log'>,
   backup: RedisClusterBackup,
   events: Recorder,
   message: string,

@@ -32,7 +32,7 @@ import { BackupClient } from '../../shared/io/kube/backup-client.ts';
 import { KubeClient, type RequestCounter } from '../../shared/io/kube/kube-client.ts';
 import { NodePool } from '../../shared/io/redis/connection.ts';
 import { applyKubeSteps, writeStatus, type KubeApplyContext } from './apply-kube.ts';
-import { runBackupPass, type BackupPassResult } from './backup-pass.ts';
+import { failBackupsOfDeleted, runBackupPass, type BackupPassResult } from './backup-pass.ts';
 import { runClusterPass } from './cluster-pass.ts';
 import { withRestoreStep } from './restore-step.ts';
 import { withScheduleStep } from './schedule-step.ts';
@@ -121,6 +121,8 @@ async function reconcileCluster(
   const events = recorder(kube, cluster, log, clock, signal);
   // 2: deletion
   if (cluster.metadata.deletionTimestamp) {
+    if (((cluster.metadata.finalizers as string[] | undefined) ?? []).includes(FINALIZER))
+      await failBackupsOfDeleted({ kube, backups: settings.backups, cluster, log, signal, now: clock });
     await finalize(kube, cluster, events, log, signal);
     return noted(done(), { summary: 'deleting: finalized' });
   }

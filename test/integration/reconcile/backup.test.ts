@@ -190,6 +190,27 @@ describe('reconcile: backups to an S3 object store (on the local Kubernetes)', f
     }
   });
 
+  it('fails the unfinished backups of a deleted cluster, with one Warning Event each, instead of leaving them unfinished', async () => {
+    await apply(api, {
+      apiVersion: 'cache.redis.io/v1beta1',
+      kind: 'RedisCluster',
+      metadata: { name: 'gone', namespace: ns },
+      spec: { masters: 3, replicasPerMaster: 0, storage: { reclaim: 'Delete' } },
+    });
+    await createBackup(api, ns, 'gone-backup', { clusterName: 'gone', storage: storageOf(s3, 's3-keys') });
+    // a first pass creates the cluster's children; the backup is not finished (no status, or Pending)
+    await drive.once(`${ns}/gone`);
+    expect((await getBackup(api, ns, 'gone-backup')).status?.phase ?? 'Pending').to.equal('Pending');
+    await drive.remove(ns, 'gone');
+    const backup = await getBackup(api, ns, 'gone-backup');
+    expect(backup.status).to.deep.include({
+      phase: 'Failed',
+      message: 'the RedisCluster was deleted before the backup completed',
+    });
+    const warnings = (await events('BackupFailed')).filter((e) => e.involvedObject.name === 'gone-backup');
+    expect(warnings).to.have.length(1);
+  });
+
   it('backs up on spec.backup.schedule into owned backups named by the due minute, keeping only `keep` Completed', async () => {
     const storage = storageOf(s3, 's3-keys');
     const patch = (type: string, body: string) =>
