@@ -62,6 +62,7 @@ const reasonOf: Record<Step['kind'], string | undefined> = {
   setConfigEpoch: undefined,
   addSlots: 'AssigningSlots',
   meet: undefined,
+  announce: 'AnnouncingAddress',
   replicate: 'AttachingReplica',
   migrate: 'MigratingSlots',
   closeSlots: 'ClosingSlots',

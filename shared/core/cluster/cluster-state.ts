@@ -3,7 +3,15 @@
 // views agree, open slots, failed nodes, nodes the cluster does not know yet.
 import type { DesiredCluster, PodPlacement } from './desired.ts';
 import { SLOT_COUNT } from './slots.ts';
-import { addressKey, myselfOf, type Address, type NodeEntry, type NodeView, type Topology } from './topology.ts';
+import {
+  addressKey,
+  knownAddress,
+  myselfOf,
+  type Address,
+  type NodeEntry,
+  type NodeView,
+  type Topology,
+} from './topology.ts';
 
 export interface NodeState {
   readonly id: string;
@@ -37,7 +45,14 @@ export interface ClusterState {
   /** Reachable pods the cluster does not know (fresh, or forgotten). */
   readonly strangers: readonly NodeView[];
   /** Members that some view lists under another address. */
-  readonly staleAddresses: readonly { id: string; address: Address; seenAs: Address; by: string }[];
+  readonly staleAddresses: readonly {
+    id: string;
+    /** Where the cluster must know it (knownAddress), and its bus port when announced. */
+    address: Address;
+    busPort?: number;
+    seenAs: Address;
+    by: string;
+  }[];
   readonly openSlots: readonly OpenSlot[];
   readonly anchor: NodeView | undefined;
 }
@@ -85,7 +100,12 @@ export function toClusterState(desired: DesiredCluster, topology: Topology, now:
   }
 
   // 3: every id any member knows, merged with what reachable pods say about themselves
-  const byPodAddress = new Map(desired.pods.map((p) => [addressKey(p.address), p]));
+  const byPodAddress = new Map(
+    desired.pods.flatMap((p) => [
+      [addressKey(p.address), p] as const,
+      ...(p.announced ? [[addressKey(p.announced), p] as const] : []),
+    ]),
+  );
   const viewOf = new Map(views.map((v) => [v.id, v]));
   const nodes = new Map<string, NodeState>();
   const slotsOf = new Map<string, number[]>();
@@ -130,8 +150,15 @@ export function toClusterState(desired: DesiredCluster, topology: Topology, now:
   for (const view of members) {
     for (const e of view.entries) {
       const target = viewOf.get(e.id);
-      if (!e.myself && target && e.address && addressKey(e.address) !== addressKey(target.address)) {
-        staleAddresses.push({ id: e.id, address: target.address, seenAs: e.address, by: view.id });
+      const known = target ? knownAddress(target) : undefined;
+      if (!e.myself && target && known && e.address && addressKey(e.address) !== addressKey(known)) {
+        staleAddresses.push({
+          id: e.id,
+          address: known,
+          ...(target.known ? { busPort: target.known.busPort } : {}),
+          seenAs: e.address,
+          by: view.id,
+        });
       }
     }
   }

@@ -2,9 +2,20 @@
 // each, and the pods (with where they run) that should form the cluster.
 import type { Address } from './topology.ts';
 
+/** The address a node gives its peers and clients instead of its pod's (spec.externalAccess). */
+export interface AnnouncedAddress extends Address {
+  readonly busPort: number;
+}
+
 export interface PodPlacement {
   readonly name: string;
+  /** Where the operator reaches the pod (its pod IP). */
   readonly address: Address;
+  /**
+   * With spec.externalAccess, the address the node must announce, so the cluster knows it by
+   * this one; `null` while the pod has none yet (its Service or load balancer is not ready).
+   */
+  readonly announced?: AnnouncedAddress | null;
   /** Kubernetes node the pod runs on. */
   readonly nodeName: string;
   /** topology.kubernetes.io/zone of that node, when known. */

@@ -8,7 +8,8 @@ import type { PlanContext } from './plan-context.ts';
 import type { PhasePlan, Problem } from './plan-types.ts';
 import { evenRanges } from './slots.ts';
 import type { Step } from './steps.ts';
-import { addressKey, type NodeView } from './topology.ts';
+import { addressKey, knownAddress, type NodeView } from './topology.ts';
+import { busPortOf } from './plan-membership.ts';
 
 export function isFresh(ctx: PlanContext): boolean {
   return ctx.state.owner.every((o) => o === null) && ctx.topology.views.every((v) => v.keys === 0);
@@ -17,7 +18,9 @@ export function isFresh(ctx: PlanContext): boolean {
 export function planBootstrap(ctx: PlanContext): PhasePlan<Step[] | 'wait'> {
   // A pod that knows nodes no pod of ours carries was met by another cluster: bootstrapping
   // would pull that cluster's nodes into this one.
-  const ours = new Set(ctx.desired.pods.map((p) => addressKey(p.address)));
+  const ours = new Set(
+    ctx.desired.pods.flatMap((p) => [addressKey(p.address), ...(p.announced ? [addressKey(p.announced)] : [])]),
+  );
   const problems: Problem[] = [];
   for (const view of ctx.topology.views) {
     const others = view.entries.filter((e) => !e.myself && !(e.address && ours.has(addressKey(e.address))));
@@ -49,7 +52,13 @@ export function planBootstrap(ctx: PlanContext): PhasePlan<Step[] | 'wait'> {
     for (const pod of wanted) {
       const view = viewOf(pod.name) as NodeView;
       if (view !== first && !first.entries.some((e) => e.id === view.id))
-        steps.push({ kind: 'meet', from: refOf(first), to: view.address, reason: 'bootstrap: join the cluster' });
+        steps.push({
+          kind: 'meet',
+          from: refOf(first),
+          to: knownAddress(view),
+          ...busPortOf(view),
+          reason: 'bootstrap: join the cluster',
+        });
     }
   }
   return { steps, problems };

@@ -4,6 +4,7 @@
 // checked against what was observed, and what steps cannot fix is returned as problems.
 import { REQUEUE_GOSSIP_MS, REQUEUE_SETTLING_MS, REQUEUE_WAITING_MS } from '../outcome.ts';
 import type { DesiredCluster, PlanOptions } from './desired.ts';
+import { planAnnounce } from './plan-announce.ts';
 import { isFresh, planBootstrap } from './plan-bootstrap.ts';
 import { toPlanContext, type PlanContext } from './plan-context.ts';
 import { planCoverage } from './plan-coverage.ts';
@@ -63,6 +64,10 @@ export function planCluster(
     };
   };
   if (observed.views.length === 0) return result('waiting', [], 'no Redis pod answers');
+  // 0: each node announces the address the cluster must know it by, before anyone meets it
+  const announce = planAnnounce(ctx);
+  problems.push(...announce.problems);
+  if (announce.steps.length > 0) return result('joining', announce.steps, "announcing the nodes' addresses");
 
   // 1: a fresh cluster is bootstrapped in one pass
   if (isFresh(ctx)) {

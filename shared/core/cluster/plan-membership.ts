@@ -6,7 +6,7 @@ import type { PlanContext } from './plan-context.ts';
 import type { PhasePlan, Problem } from './plan-types.ts';
 import type { SlotRange } from './slots.ts';
 import type { Step } from './steps.ts';
-import { addressKey, myselfOf } from './topology.ts';
+import { addressKey, knownAddress, myselfOf, type NodeView } from './topology.ts';
 
 export function planMeet(ctx: PlanContext): PhasePlan {
   const { state } = ctx;
@@ -18,8 +18,8 @@ export function planMeet(ctx: PlanContext): PhasePlan {
     const pod = ctx.desired.pods.find((p) => p.name === stranger.pod);
     if (!pod || pod.removing || stranger === anchor) continue;
     // A MEET already under way shows as a handshake entry for the address.
-    if (anchor.entries.some((e) => e.handshake && e.address && addressKey(e.address) === addressKey(stranger.address)))
-      continue;
+    const known = knownAddress(stranger);
+    if (anchor.entries.some((e) => e.handshake && e.address && addressKey(e.address) === addressKey(known))) continue;
     // Against what the members assign, not the folded owner: a stranger's claim with a higher
     // epoch wins the fold, and joining it would take the slots (and keys) from their owner.
     const mine = myselfOf(stranger).slots;
@@ -36,7 +36,8 @@ export function planMeet(ctx: PlanContext): PhasePlan {
     steps.push({
       kind: 'meet',
       from: refOf(anchor),
-      to: stranger.address,
+      to: known,
+      ...busPortOf(stranger),
       reason: `${stranger.pod} is not part of the cluster`,
     });
   }
@@ -46,12 +47,14 @@ export function planMeet(ctx: PlanContext): PhasePlan {
   for (const view of state.members) {
     const me = myselfOf(view).address;
     const from = view === anchor ? state.members.find((v) => v !== anchor) : anchor;
-    if (from && me && addressKey(me) !== addressKey(view.address)) {
+    const known = knownAddress(view);
+    if (from && me && addressKey(me) !== addressKey(known)) {
       seen.add(view.id);
       steps.push({
         kind: 'meet',
         from: refOf(from),
-        to: view.address,
+        to: known,
+        ...busPortOf(view),
         reason: `${view.pod} still believes it is at ${me.ip}`,
       });
     }
@@ -64,18 +67,31 @@ export function planMeet(ctx: PlanContext): PhasePlan {
       kind: 'meet',
       from: refOf(from),
       to: stale.address,
+      ...(stale.busPort ? { busPort: stale.busPort } : {}),
       reason: `node ${stale.id.slice(0, 8)} moved from ${stale.seenAs.ip} to ${stale.address.ip}`,
     });
   }
   return { steps, problems };
 }
 
+/** An announced node's bus port (not its port + 10000) goes with a MEET. */
+export const busPortOf = (view: NodeView): { busPort?: number } => (view.known ? { busPort: view.known.busPort } : {});
+
 const overlap = (a: SlotRange, b: SlotRange) => a.start <= b.end && b.start <= a.end;
 
 export function planForgetGhosts(ctx: PlanContext): Step[] {
   const { state, options } = ctx;
-  const liveAddresses = new Map(ctx.topology.views.map((v) => [addressKey(v.address), v.id]));
-  const podAddresses = new Set(ctx.desired.pods.filter((p) => !p.removing).map((p) => addressKey(p.address)));
+  const liveAddresses = new Map(
+    ctx.topology.views.flatMap((v) => [
+      [addressKey(v.address), v.id] as const,
+      [addressKey(knownAddress(v)), v.id] as const,
+    ]),
+  );
+  const podAddresses = new Set(
+    ctx.desired.pods
+      .filter((p) => !p.removing)
+      .flatMap((p) => [addressKey(p.address), ...(p.announced ? [addressKey(p.announced)] : [])]),
+  );
   const steps: Step[] = [];
   for (const node of state.nodes.values()) {
     if (node.view || node.slots.length > 0 || node.pod?.removing || ctx.desired.keepIds?.has(node.id)) continue;

@@ -11,6 +11,7 @@ export type ProblemCode =
   | 'StrandedKeys' // keys of a slot on a node that neither owns nor migrates it
   | 'ConflictingStranger' // a node outside the cluster claims slots the cluster owns
   | 'ForeignCluster' // before bootstrap, a pod already knows nodes no pod of the cluster carries
+  | 'ExternalAddressPending' // spec.externalAccess: a pod's Service or load balancer gives it no address yet
   | 'PlacementRelaxed' // a replica shares a zone (or node) with its master: no better seat exists
   | 'NotEnoughPods'; // fewer usable pods than masters * (1 + replicas)
 
@@ -34,6 +35,7 @@ const blocking: Record<ProblemCode, boolean> = {
   StrandedKeys: true,
   ConflictingStranger: true,
   ForeignCluster: true,
+  ExternalAddressPending: true,
   PlacementRelaxed: false,
   NotEnoughPods: true,
 };

@@ -1,6 +1,7 @@
 // The steps a plan is made of. Each names nodes by id and address so apply() needs no lookup,
 // and says why it exists. `disruptive` steps move data or roles; a plan holds at most one.
 import { assertNever } from '../assert-never.ts';
+import type { AnnouncedAddress } from './desired.ts';
 import type { Address } from './topology.ts';
 import type { SlotRange } from './slots.ts';
 
@@ -26,8 +27,19 @@ export type Step =
       readonly ranges: readonly SlotRange[];
       readonly reason: string;
     }
-  /** CLUSTER MEET sent to `from` about `to`. */
-  | { readonly kind: 'meet'; readonly from: NodeRef; readonly to: Address; readonly reason: string }
+  /** CLUSTER MEET sent to `from` about `to` (and its bus port, when it is not port + 10000). */
+  | {
+      readonly kind: 'meet';
+      readonly from: NodeRef;
+      readonly to: Address;
+      readonly busPort?: number;
+      readonly reason: string;
+    }
+  /**
+   * CONFIG SET cluster-announce-ip, -port and -bus-port on a node (spec.externalAccess), or
+   * clears them (`to` null): the node then gives its peers and clients that address.
+   */
+  | { readonly kind: 'announce'; readonly node: NodeRef; readonly to: AnnouncedAddress | null; readonly reason: string }
   /** CLUSTER REPLICATE on `node`. */
   | { readonly kind: 'replicate'; readonly node: NodeRef; readonly master: NodeRef; readonly reason: string }
   /** Live slot migration (also finishes interrupted ones); independent pairs run in parallel. */
@@ -62,6 +74,7 @@ const disruptive: Record<StepKind, boolean> = {
   setConfigEpoch: false,
   addSlots: false,
   meet: false,
+  announce: false,
   replicate: false,
   migrate: true,
   closeSlots: false,
@@ -83,6 +96,10 @@ export function describeStep(step: Step): string {
       return `add ${step.ranges.length} slot range(s) to ${label(step.node)}: ${step.reason}`;
     case 'meet':
       return `meet ${step.to.ip}:${step.to.port} from ${label(step.from)}: ${step.reason}`;
+    case 'announce':
+      return step.to
+        ? `announce ${label(step.node)} at ${step.to.ip}:${step.to.port} (bus ${step.to.busPort}): ${step.reason}`
+        : `announce ${label(step.node)} at its own address: ${step.reason}`;
     case 'replicate':
       return `make ${label(step.node)} a replica of ${label(step.master)}: ${step.reason}`;
     case 'migrate':

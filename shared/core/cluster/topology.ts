@@ -1,6 +1,7 @@
 // The observed topology: what each reachable pod's Redis says about the cluster, as plain data.
 // Built by shared/io/redis/observe.ts from CLUSTER NODES, CLUSTER INFO and
 // INFO replication; read by the pure planner.
+import type { AnnouncedAddress } from './desired.ts';
 import type { SlotRange } from './slots.ts';
 
 export interface Address {
@@ -58,7 +59,12 @@ export interface ClusterInfo {
 /** What one reachable pod said. */
 export interface NodeView {
   readonly pod: string;
+  /** Where the operator reaches the pod. */
   readonly address: Address;
+  /** spec.externalAccess: the address the cluster must know this node by (its pod's announced one). */
+  readonly known?: AnnouncedAddress;
+  /** What the node announces now (cluster-announce-ip, -port, -bus-port); null: nothing. */
+  readonly announcing?: AnnouncedAddress | null;
   /** The node's own id (its `myself` line). */
   readonly id: string;
   readonly entries: readonly NodeEntry[];
@@ -85,6 +91,10 @@ export interface Topology {
   /** ms since epoch when observation finished (from the injected clock). */
   readonly observedAt: number;
 }
+
+/** The address the cluster must list a reachable node at: the announced one, else the pod's. */
+export const knownAddress = (view: Pick<NodeView, 'address' | 'known'>): Address =>
+  view.known ? { ip: view.known.ip, port: view.known.port } : view.address;
 
 export function myselfOf(view: NodeView): NodeEntry {
   const me = view.entries.find((e) => e.myself);

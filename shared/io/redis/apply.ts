@@ -49,8 +49,28 @@ export async function applyStep(pool: NodePool, step: Step, options: ApplyOption
       ]);
       return;
     case 'meet':
-      await command(pool, step.from.address, 'MEET', ['CLUSTER', 'MEET', step.to.ip, step.to.port]);
+      await command(pool, step.from.address, 'MEET', [
+        'CLUSTER',
+        'MEET',
+        step.to.ip,
+        step.to.port,
+        ...(step.busPort ? [step.busPort] : []),
+      ]);
       return;
+    case 'announce': {
+      const to = step.to ?? { ip: '', port: 0, busPort: 0 };
+      await command(pool, step.node.address, 'ANNOUNCE', [
+        'CONFIG',
+        'SET',
+        'cluster-announce-ip',
+        to.ip,
+        'cluster-announce-port',
+        to.port,
+        'cluster-announce-bus-port',
+        to.busPort,
+      ]);
+      return;
+    }
     case 'replicate':
       await command(pool, step.node.address, 'REPLICATE', ['CLUSTER', 'REPLICATE', step.master.id]);
       return;

@@ -2,7 +2,7 @@
 // replication, DBSIZE, cluster-node-timeout), then counts keys of open and uncovered slots on
 // the nodes that hold keys, so the planner can tell a safe rollback from a lossy one, and
 // finds keys a master holds in slots it does not own (left by failovers during a migration).
-import type { PodPlacement } from '../../core/cluster/desired.ts';
+import type { AnnouncedAddress, PodPlacement } from '../../core/cluster/desired.ts';
 import { parseClusterNodes } from '../../core/cluster/parse-cluster-nodes.ts';
 import { parseClusterInfo, parseReplicationInfo } from '../../core/cluster/parse-info.ts';
 import { fromRanges, SLOT_COUNT } from '../../core/cluster/slots.ts';
@@ -13,6 +13,16 @@ import { command, pipeline, type NodePool } from './connection.ts';
 const keysBySlot = readFileSync(new URL('./lua/keys-by-slot-0.lua', import.meta.url), 'utf8');
 
 type Clock = () => number;
+
+/** CONFIG GET cluster-announce-* as the address a node announces, or null when it announces none. */
+export function announcingOf(reply: readonly string[]): AnnouncedAddress | null {
+  const config = new Map<string, string>();
+  for (let i = 0; i + 1 < reply.length; i += 2) config.set(String(reply[i]), String(reply[i + 1]));
+  const ip = config.get('cluster-announce-ip') ?? '';
+  const port = Number(config.get('cluster-announce-port') ?? 0);
+  const busPort = Number(config.get('cluster-announce-bus-port') ?? 0);
+  return ip === '' && port === 0 && busPort === 0 ? null : { ip, port, busPort };
+}
 
 export async function observe(
   pods: readonly PodPlacement[],
@@ -29,10 +39,12 @@ export async function observe(
           ['INFO', 'replication'],
           ['DBSIZE'],
           ['CONFIG', 'GET', 'cluster-node-timeout'],
+          // Always: a node may still announce what external access, now off, gave it.
+          ['CONFIG', 'GET', 'cluster-announce-*'],
         ]);
         const failed = replies.find(([e]) => e);
         if (failed?.[0]) throw failed[0];
-        const [nodes, info, replication, keys, timeout] = replies.map(([, v]) => v);
+        const [nodes, info, replication, keys, timeout, announce] = replies.map(([, v]) => v);
         const entries = parseClusterNodes(String(nodes));
         const me = entries.find((e) => e.myself);
         if (!me) throw new Error('CLUSTER NODES has no myself line');
@@ -46,6 +58,8 @@ export async function observe(
           keys: Number(keys),
           nodeTimeoutMs: Number((timeout as string[] | undefined)?.[1] ?? 15000),
           keysInSlot: {},
+          ...(pod.announced ? { known: pod.announced } : {}),
+          announcing: announcingOf(announce as string[]),
         };
         return view;
       } catch (error) {

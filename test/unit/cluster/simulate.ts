@@ -100,6 +100,7 @@ export function applyTo(nodes: SimNode[], step: Step): SimNode[] {
     case 'setConfigEpoch':
     case 'addSlots':
     case 'meet':
+    case 'announce':
     case 'closeSlots':
       throw new Error(`the simulation does not model ${step.kind}`);
     default:
