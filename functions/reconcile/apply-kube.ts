@@ -56,6 +56,14 @@ async function applyKubeStep(step: KubeStep, context: KubeApplyContext): Promise
       await events.normal('ScaledIn', `removed ${step.removed} drained node(s) from the StatefulSet`);
       return written;
     }
+    case 'deleteExternalServices':
+      for (const name of step.services)
+        await kube.delete({ apiVersion: 'v1', kind: 'Service', metadata: { name, namespace } }, {}, signal);
+      await events.normal(
+        'ExternalServicesDeleted',
+        `deleted ${step.services.length} external access Service(s) no node announces: ${step.services.join(', ')}`,
+      );
+      return ['Service'];
     case 'forceDeletePod':
       await context.assertOwner();
       await kube.delete(

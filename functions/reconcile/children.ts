@@ -5,6 +5,8 @@
 // rolled to by a live rotation, not by restarts. The monitoring user's Secret is generated
 // once and never rotated (monitor-user.ts).
 // A larger spec.storage.size grows the claims and replaces the StatefulSet (volume-growth.ts).
+// spec.externalAccess adds a Service per node; those no node needs go after the engine's pass
+// (plan-kube.ts), once no node announces their addresses.
 import { randomBytes } from 'node:crypto';
 import { ApiException, type KubernetesObject, type V1PersistentVolumeClaim } from '@kubernetes/client-node';
 import { withDefaults } from '../../shared/core/api/defaults.ts';
@@ -21,7 +23,8 @@ import {
   desiredSecret,
 } from '../../shared/core/resources/objects.ts';
 import { effectiveConfig, renderRedisConf, restartOnly } from '../../shared/core/resources/redis-conf.ts';
-import { desiredStatefulSet } from '../../shared/core/resources/statefulset.ts';
+import { desiredStatefulSet, podCount } from '../../shared/core/resources/statefulset.ts';
+import { desiredExternalService, podsWithExternalService } from '../../shared/core/resources/external-access.ts';
 import {
   DEFAULT_OPERATOR_NAMESPACE,
   desiredNetworkPolicy,
@@ -57,6 +60,7 @@ export function desiredChildren(
   statefulSetReplicas: number,
   existing?: Observed['children']['statefulSet'],
   operator: OperatorPeer = { namespace: DEFAULT_OPERATOR_NAMESPACE },
+  presentPods: readonly string[] = [],
 ): KubernetesObject[] {
   const spec = withDefaults(cluster.spec);
   const owner = ownerOf(cluster);
@@ -66,12 +70,20 @@ export function desiredChildren(
       ? []
       : [desiredPodDisruptionBudget(owner, spec.podDisruptionBudget?.maxUnavailable ?? 1)];
   const networkPolicy = isNetworkPolicyEnabled(spec) ? [desiredNetworkPolicy(owner, spec, operator)] : [];
+  // spec.externalAccess: a Service per node, before any node announces its address
+  const access = spec.externalAccess;
+  const external = access
+    ? podsWithExternalService(owner.metadata.name, podCount(spec), presentPods).map((pod) =>
+        desiredExternalService(owner, pod, access),
+      )
+    : [];
   return [
     desiredConfigMap(owner, renderRedisConf(config)),
     desiredHeadlessService(owner, spec.exporter?.enabled === true),
     desiredClientService(owner),
     ...pdb,
     ...networkPolicy,
+    ...external,
     desiredStatefulSet({
       cluster: owner,
       spec,
@@ -131,11 +143,25 @@ export async function applyChildren(
   written.push(...(await growVolumes(kube, cluster, volumes, events)));
   const idOf = (o: KubernetesObject) => `${o.kind}/${o.metadata?.name}`;
   const current = new Map(
-    [configMap, headlessService, clientService, podDisruptionBudget, networkPolicy, statefulSet]
+    [
+      configMap,
+      headlessService,
+      clientService,
+      podDisruptionBudget,
+      networkPolicy,
+      statefulSet,
+      ...(observed.children.externalServices ?? []),
+    ]
       .filter((o) => o !== undefined)
       .map((o) => [idOf(o as KubernetesObject), o as KubernetesObject]),
   );
-  const wanted = desiredChildren(cluster, statefulSetReplicas, statefulSet, context.operator);
+  const wanted = desiredChildren(
+    cluster,
+    statefulSetReplicas,
+    statefulSet,
+    context.operator,
+    observed.pods.map((p) => p.name),
+  );
   for (const object of wanted) {
     if (object.kind === 'StatefulSet' && volumes.statefulSet !== 'apply') continue;
     if (

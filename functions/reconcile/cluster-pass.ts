@@ -1,6 +1,7 @@
 // One pass of the Redis side: observe every pod's Redis, plan with the engine, apply this
 // plan's steps (at most one disruptive), then, on a converged cluster, live config, a phase of
 // a password rotation and the next rolling restart. Each pass starts from a fresh observation (STYLE: many short passes).
+import type { V1Service } from '@kubernetes/client-node';
 import type { DefaultedSpec } from '../../shared/core/api/defaults.ts';
 import { planCluster } from '../../shared/core/cluster/plan-cluster.ts';
 import { isSafeToRestart } from '../../shared/core/cluster/restart-safety.ts';
@@ -30,6 +31,8 @@ export interface ClusterPassInput {
   readonly spec: DefaultedSpec;
   readonly pods: readonly ObservedPod[];
   readonly claims: readonly ObservedClaim[];
+  /** spec.externalAccess: the nodes' Services, whose addresses the nodes announce. */
+  readonly externalServices?: readonly V1Service[];
   readonly updateRevision: string | undefined;
   readonly pool: NodePool;
   readonly log: Logger;
@@ -72,7 +75,7 @@ const reasonOf: Record<Step['kind'], string | undefined> = {
 };
 
 export async function runClusterPass(input: ClusterPassInput): Promise<ClusterPassResult> {
-  const desired = toDesiredCluster(input.spec, input.pods, input.claims);
+  const desired = toDesiredCluster(input.spec, input.pods, input.claims, input.externalServices);
   // 1: observe and plan
   const topology = await observe(desired.pods, input.pool);
   const plan = planCluster(desired, topology, input.now, {

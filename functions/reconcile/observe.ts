@@ -14,10 +14,11 @@ import type {
   V1Service,
   V1StatefulSet,
 } from '@kubernetes/client-node';
-import { ownedSelector } from '../../shared/core/api/group.ts';
+import { LABEL_COMPONENT, ownedSelector } from '../../shared/core/api/group.ts';
 import type { RedisCluster } from '../../shared/core/api/v1beta1.ts';
 import type { Observed, ObservedClaim, ObservedPod } from '../../shared/core/reconcile/observed.ts';
 import { activeSecretName } from '../../shared/core/reconcile/rotation-record.ts';
+import { EXTERNAL_COMPONENT, nodeAddressOf } from '../../shared/core/resources/external-access.ts';
 import { monitorSecretName } from '../../shared/core/resources/monitor-user.ts';
 import { ANNOTATION_NODE_ID } from '../../shared/core/resources/meta.ts';
 import { childNames, DATA_VOLUME, ordinalOf, PASSWORD_KEY } from '../../shared/core/resources/names.ts';
@@ -56,19 +57,24 @@ export async function observeChildren(
   // By the labels only knredis' own pods and claims carry: another workload's, with the
   // recommended labels and a name like ours, must never be restarted, deleted or annotated.
   const owned = ownedSelector(clusterName);
-  const [statefulSet, configMap, headlessService, clientService, podDisruptionBudget, networkPolicy, pods, claims] =
-    await Promise.all([
-      read<V1StatefulSet>('apps/v1', 'StatefulSet', names.statefulSet),
-      read<V1ConfigMap>('v1', 'ConfigMap', names.configMap),
-      read<V1Service>('v1', 'Service', names.headlessService),
-      read<V1Service>('v1', 'Service', names.clientService),
-      read<V1PodDisruptionBudget>('policy/v1', 'PodDisruptionBudget', names.podDisruptionBudget),
-      read<V1NetworkPolicy>('networking.k8s.io/v1', 'NetworkPolicy', names.networkPolicy),
-      cache ? cache.owned<V1Pod>('Pod', namespace, clusterName) : kube.listPods(namespace, owned, signal),
-      cache
-        ? cache.owned<V1PersistentVolumeClaim>('PersistentVolumeClaim', namespace, clusterName)
-        : kube.listClaims(namespace, owned, signal),
-    ]);
+  const [named, pods, claims, services] = await Promise.all([
+    allOf({
+      statefulSet: read<V1StatefulSet>('apps/v1', 'StatefulSet', names.statefulSet),
+      configMap: read<V1ConfigMap>('v1', 'ConfigMap', names.configMap),
+      headlessService: read<V1Service>('v1', 'Service', names.headlessService),
+      clientService: read<V1Service>('v1', 'Service', names.clientService),
+      podDisruptionBudget: read<V1PodDisruptionBudget>('policy/v1', 'PodDisruptionBudget', names.podDisruptionBudget),
+      networkPolicy: read<V1NetworkPolicy>('networking.k8s.io/v1', 'NetworkPolicy', names.networkPolicy),
+    }),
+    cache ? cache.owned<V1Pod>('Pod', namespace, clusterName) : kube.listPods(namespace, owned, signal),
+    cache
+      ? cache.owned<V1PersistentVolumeClaim>('PersistentVolumeClaim', namespace, clusterName)
+      : kube.listClaims(namespace, owned, signal),
+    // spec.externalAccess' Services, by their component label (any pod's, present or gone)
+    cache
+      ? cache.owned<V1Service>('Service', namespace, clusterName)
+      : kube.listServices(namespace, `${owned},${LABEL_COMPONENT}=${EXTERNAL_COMPONENT}`, signal),
+  ]);
   // Only the nodes the pods are on; a whole Node list only without the cache.
   const nodeOf: (name: string) => V1Node | undefined = cache
     ? (name) => cache.node(name)
@@ -78,17 +84,21 @@ export async function observeChildren(
       )(new Map((await kube.listNodes(signal)).map((n) => [n.metadata?.name ?? '', n])));
   return {
     children: {
-      statefulSet,
-      configMap,
-      headlessService,
-      clientService,
-      podDisruptionBudget,
-      networkPolicy,
+      ...named,
+      externalServices: services.filter((s) => s.metadata?.labels?.[LABEL_COMPONENT] === EXTERNAL_COMPONENT),
       ...(await secrets),
     },
     pods: pods.flatMap((pod) => toObservedPod(pod, names.statefulSet, nodeOf, now)),
     claims: claims.flatMap((claim) => toObservedClaim(claim, names.statefulSet)),
   };
+}
+
+/** Each promise's value under its key. */
+async function allOf<T extends Record<string, Promise<unknown>>>(
+  promises: T,
+): Promise<{ [K in keyof T]: Awaited<T[K]> }> {
+  const entries = await Promise.all(Object.entries(promises).map(async ([k, p]) => [k, await p] as const));
+  return Object.fromEntries(entries) as { [K in keyof T]: Awaited<T[K]> };
 }
 
 /**
@@ -130,6 +140,7 @@ function toObservedPod(
   const ip = pod.status?.podIP;
   const revision = pod.metadata?.labels?.['controller-revision-hash'];
   const lost = nodeName ? nodeLostSince(node, now) : undefined;
+  const nodeAddress = nodeAddressOf(node) ?? pod.status?.hostIP;
   return [
     {
       name,
@@ -140,6 +151,7 @@ function toObservedPod(
       ...(pod.status?.phase ? { phase: pod.status.phase } : {}),
       ...(revision ? { revision } : {}),
       ...(lost !== undefined ? { nodeLostSince: lost } : {}),
+      ...(nodeAddress ? { nodeAddress } : {}),
       ready: pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false,
       terminating: !!pod.metadata?.deletionTimestamp,
       restartCount: pod.status?.containerStatuses?.reduce((n, c) => n + (c.restartCount ?? 0), 0) ?? 0,

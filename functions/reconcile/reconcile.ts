@@ -259,6 +259,9 @@ async function runEngine(
       spec: input.spec,
       pods: input.observed.pods,
       claims: input.observed.claims,
+      ...(input.observed.children.externalServices
+        ? { externalServices: input.observed.children.externalServices }
+        : {}),
       updateRevision,
       pool,
       log: context.log,

@@ -92,8 +92,8 @@ export const identities: readonly Identity[] = [
       {
         group: '',
         resource: 'services',
-        verbs: [...applied, 'list', 'watch'],
-        usedBy: `observe.ts read (headless and client Service; ${cache} list + watch); children.ts apply`,
+        verbs: [...applied, 'list', 'watch', 'delete'],
+        usedBy: `observe.ts read (headless and client Service; ${cache} list + watch; list of the external access Services without it); children.ts apply; apply-kube.ts delete (external access Services no node announces)`,
       },
       {
         group: '',
@@ -136,7 +136,7 @@ export const identities: readonly Identity[] = [
         group: '',
         resource: 'nodes',
         verbs: ['list', 'watch'],
-        usedBy: `observe.ts listNodes without the cache; ${cache} list + watch (zones, lost nodes)`,
+        usedBy: `observe.ts listNodes without the cache; ${cache} list + watch (zones, lost nodes, node addresses for external access)`,
       },
       {
         group: '',

@@ -1,6 +1,6 @@
-// The local kubelet: nodes with leases, pods as processes, a hostPath provisioner and the
-// control API for tests (faults: crashes, frozen pods, failed or silent nodes, partitions),
-// started and stopped together.
+// The local kubelet: nodes with leases, pods as processes, a hostPath provisioner, node ports
+// and load balancers (service-proxy.ts), and the control API for tests (faults: crashes,
+// frozen pods, failed or silent nodes, partitions), started and stopped together.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -17,6 +17,7 @@ import { cut, heal, partitionTag } from './partition.ts';
 import { PodManager } from './pod-manager.ts';
 import { killLeftovers } from './process-runner.ts';
 import { Provisioner } from './provisioner.ts';
+import { ServiceProxy } from './service-proxy.ts';
 
 export interface RunningKubelet {
   readonly controlUrl: string;
@@ -108,12 +109,18 @@ export async function startKubelet(settings: KubeletSettings, log: Logger): Prom
   const provisioner = new Provisioner(clients, log, stateDir);
   await provisioner.start();
   await pods.start();
+  // 4: NodePort and LoadBalancer Services, reached from the host
+  const services = new ServiceProxy(clients, log.child({ part: 'service-proxy' }), nodes, settings.podIpPrefix, () =>
+    pods.listPods(),
+  );
+  await services.start();
   log.info({ nodes: nodes.map((n) => n.name), controlUrl: control.url }, 'kubelet ready');
   return {
     controlUrl: control.url,
     nodes: nodes.map((n) => n.name),
     async stop() {
       agent.stop();
+      await services.stop();
       await provisioner.stop();
       await pods.stop(3000);
       await control.close();

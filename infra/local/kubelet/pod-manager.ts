@@ -73,6 +73,11 @@ export class PodManager {
     for (const w of this.onNode(node)) w.resume();
   }
 
+  /** Every pod bound to a node, as the API server last said (the Services' endpoints). */
+  listPods(): readonly V1Pod[] {
+    return this.informer?.list() ?? [];
+  }
+
   find(namespace: string, name: string): PodWorker | undefined {
     return [...this.workers.values()].find((w) => w.namespace === namespace && w.name === name);
   }

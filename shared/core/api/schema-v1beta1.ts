@@ -224,6 +224,20 @@ export const specSchemaV1beta1: SchemaFor<RedisClusterSpec> = {
         },
       },
     },
+    externalAccess: {
+      type: 'object',
+      description:
+        "Reach the cluster from outside Kubernetes: one Service per Redis node (`<pod>-external`) for its client and cluster bus ports, and each node announces that Service's address (cluster-announce-ip, -port, -bus-port), so a cluster client outside follows MOVED and ASK redirects to addresses it can reach. Nodes inside use the same addresses. NodePort announces the pod's node's ExternalIP (else its InternalIP) and the node ports; LoadBalancer announces the load balancer's IP and ports 6379 and 16379. The cluster bus has no authentication: keep the node ports or load balancers off untrusted networks. May be set and removed on a live cluster.",
+      required: ['type'],
+      properties: {
+        type: {
+          type: 'string',
+          enum: ['NodePort', 'LoadBalancer'],
+          description: "NodePort or LoadBalancer: the type of every node's Service.",
+        },
+        annotations: stringMap("Annotations of every node's Service, such as a cloud's load-balancer settings."),
+      },
+    },
     priorityClassName: {
       type: 'string',
       maxLength: 253,
@@ -294,7 +308,12 @@ const nodeStatus: SchemaFor<NonNullable<NonNullable<RedisClusterStatus['shards']
   properties: {
     pod: { type: 'string', description: 'Name of the pod.' },
     nodeId: { type: 'string', description: 'Redis Cluster node ID (CLUSTER MYID).' },
-    ip: { type: 'string', description: 'Pod IP the node announces.' },
+    ip: { type: 'string', description: "The pod's IP." },
+    externalAddress: {
+      type: 'string',
+      description:
+        'With spec.externalAccess: the ip:port the node announces, where clients outside Kubernetes reach it.',
+    },
     ready: { type: 'boolean', description: 'The pod is Ready and the node is connected to the cluster.' },
   },
 };

@@ -62,6 +62,15 @@ export interface NetworkPolicySpec {
   monitoringNamespace?: string;
 }
 
+export type ExternalAccessType = 'NodePort' | 'LoadBalancer';
+
+export interface ExternalAccessSpec {
+  /** One Service of this type per Redis node, its client and bus ports; the node announces it. */
+  type: ExternalAccessType;
+  /** Annotations of every such Service (a cloud's load-balancer settings). */
+  annotations?: Record<string, string>;
+}
+
 export interface BackupScheduleSpec {
   /** When to back up: a 5-field cron expression, in UTC. */
   schedule: string;
@@ -94,6 +103,8 @@ export interface RedisClusterSpec {
   topologySpreadConstraints?: TopologySpreadConstraint[];
   podDisruptionBudget?: PodDisruptionBudgetSpec;
   networkPolicy?: NetworkPolicySpec;
+  /** Reach every node from outside Kubernetes: the address clients are redirected to. */
+  externalAccess?: ExternalAccessSpec;
   priorityClassName?: string;
   /** Over the operator's defaults (non-root uid 999, seccomp RuntimeDefault): restricted either way unless changed. */
   securityContext?: PodSecurityContext;
@@ -114,6 +125,8 @@ export interface ClusterNodeStatus {
   pod: string;
   nodeId?: string;
   ip?: string;
+  /** With spec.externalAccess: the ip:port the node announces, where clients outside reach it. */
+  externalAddress?: string;
   ready?: boolean;
 }
 

@@ -7,7 +7,7 @@ import { jsonEqual } from './json.ts';
 import type { RedisCluster } from './v1beta1.ts';
 import { checkBackupAndRestore } from './validate-backup.ts';
 import { checkConfig } from './validate-config.ts';
-import { checkScheduling } from './validate-scheduling.ts';
+import { checkScheduling, isQualifiedName } from './validate-scheduling.ts';
 import { emptyVerdict, type Verdict } from './verdict.ts';
 import { compareVersions } from './versions.ts';
 import { compareQuantities } from '../resources/quantity.ts';
@@ -67,6 +67,7 @@ export function validateV1beta1(
   if (!old || !jsonEqual(scheduling(spec), scheduling(withDefaults(old.spec ?? {}))))
     v.denials.push(...checkScheduling(spec));
   checkTls(obj, old, v);
+  checkExternalAccess(obj, old, v);
   checkBackupAndRestore(obj, old, v);
   if (old === undefined) {
     if (spec.replicasPerMaster === 0)
@@ -143,6 +144,29 @@ export function validateV1beta1(
   if (spec.paused && !before.paused)
     v.warnings.push('spec.paused is true: the operator will not heal, scale or update this cluster');
   return v;
+}
+
+/** spec.externalAccess opens every node's ports beyond the cluster; say what that means. */
+function checkExternalAccess(obj: RedisCluster, old: RedisCluster | undefined, v: Verdict): void {
+  const access = obj.spec?.externalAccess;
+  for (const key of Object.keys(access?.annotations ?? {}))
+    if (!isQualifiedName(key))
+      v.denials.push(
+        `spec.externalAccess.annotations: ${JSON.stringify(key)} is not a valid annotation key (an optional DNS-subdomain prefix and '/', then up to 63 of [A-Za-z0-9-_.])`,
+      );
+  // Once, when it is set or its type changes, not on every later update.
+  if (!access || old?.spec?.externalAccess?.type === access.type) return;
+  v.warnings.push(
+    `spec.externalAccess.type is ${access.type}: every node's client port and cluster bus port are reachable from outside Kubernetes, and the cluster bus has no authentication; keep them off untrusted networks`,
+  );
+  if (obj.spec?.tls)
+    v.warnings.push(
+      'spec.externalAccess with spec.tls: clients that verify the server reach each node at its external address, which the certificate must name (an IP SAN per node address)',
+    );
+  if (obj.spec?.networkPolicy?.clients)
+    v.warnings.push(
+      'spec.networkPolicy.clients does not restrict the Redis port while spec.externalAccess is set: traffic through node ports and load balancers comes from the nodes',
+    );
 }
 
 /**

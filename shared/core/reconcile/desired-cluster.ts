@@ -1,7 +1,10 @@
 // The engine's input from what Kubernetes shows: every pod with an address, where it runs, and
-// whether it is being removed (ordinals beyond the spec's node count are drained, then go).
+// whether it is being removed (ordinals beyond the spec's node count are drained, then go), and
+// with spec.externalAccess the address it announces.
+import type { V1Service } from '@kubernetes/client-node';
 import type { DefaultedSpec } from '../api/defaults.ts';
 import type { DesiredCluster, PodPlacement } from '../cluster/desired.ts';
+import { announcedAddressOf, externalServiceName } from '../resources/external-access.ts';
 import { CLIENT_PORT } from '../resources/names.ts';
 import { podCount } from '../resources/statefulset.ts';
 import type { ObservedClaim, ObservedPod } from './observed.ts';
@@ -10,8 +13,15 @@ export function toDesiredCluster(
   spec: DefaultedSpec,
   pods: readonly ObservedPod[],
   claims: readonly ObservedClaim[] = [],
+  externalServices: readonly V1Service[] = [],
 ): DesiredCluster {
   const wanted = podCount(spec);
+  const access = spec.externalAccess;
+  const serviceOf = new Map(externalServices.map((s) => [s.metadata?.name ?? '', s]));
+  // With spec.externalAccess every node announces its Service's address (null: not known yet);
+  // without it, none does (absent: the engine clears what a node still announces).
+  const announced = (p: ObservedPod) =>
+    access ? { announced: announcedAddressOf(access, serviceOf.get(externalServiceName(p.name)), p.nodeAddress) } : {};
   const placements: PodPlacement[] = pods
     .filter((p) => p.ip && p.nodeName && !p.terminating && p.phase === 'Running')
     .map((p) => ({
@@ -20,6 +30,7 @@ export function toDesiredCluster(
       nodeName: p.nodeName as string,
       ...(p.zone ? { zone: p.zone } : {}),
       ...(p.ordinal >= wanted ? { removing: true } : {}),
+      ...announced(p),
     }));
   // A node id lives on its volume: a pod that is away comes back with it.
   const keepIds = new Set(claims.filter((c) => c.nodeId && c.ordinal < wanted).map((c) => c.nodeId as string));

@@ -10,5 +10,7 @@ export type KubeStep =
   | { readonly kind: 'annotateClaim'; readonly claim: string; readonly nodeId: string }
   /** Scale-in done: the StatefulSet lets the drained pods go (its controller deletes them). */
   | { readonly kind: 'shrinkStatefulSet'; readonly replicas: number; readonly removed: number }
+  /** spec.externalAccess: the nodes' Services no node announces any more (external-access.ts). */
+  | { readonly kind: 'deleteExternalServices'; readonly services: readonly string[] }
   /** A pod stuck on a lost node, deleted with grace 0 once Redis holds its node failed. */
   | { readonly kind: 'forceDeletePod'; readonly pod: string };

@@ -23,6 +23,8 @@ export interface ObservedPod {
   /** The node the pod is on is NotReady (or gone), and since when (ms). */
   readonly nodeLostSince?: number;
   readonly restartCount: number;
+  /** The address of the pod's node clients outside reach it by (ExternalIP, else InternalIP). */
+  readonly nodeAddress?: string;
 }
 
 export interface ObservedChildren {
@@ -32,6 +34,8 @@ export interface ObservedChildren {
   readonly clientService?: V1Service;
   readonly podDisruptionBudget?: V1PodDisruptionBudget;
   readonly networkPolicy?: V1NetworkPolicy;
+  /** spec.externalAccess: the `<pod>-external` Services, of any pod, present or gone. */
+  readonly externalServices?: readonly V1Service[];
   /** The auth Secret (referenced or generated); its data is never copied anywhere else. */
   readonly secret?: V1Secret;
   /** The operator's record of the password in force (rotation-record.ts); never copied elsewhere. */

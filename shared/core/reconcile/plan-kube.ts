@@ -4,6 +4,7 @@
 //   planBeforeEngine  1: paused  2: a named auth (2b: TLS) Secret missing  3: the children
 //                     4: the generated Secret just created  5: a new cluster waits for its pods
 //   planAfterEngine   6: node ids on claims  7: scale-in done  8: pods on lost nodes
+//                     8b: the nodes' external Services no node needs
 //                     9: status  10: when to look again
 import type { DefaultedSpec } from '../api/defaults.ts';
 import type { RedisCluster, RedisClusterStatus } from '../api/v1beta1.ts';
@@ -21,6 +22,7 @@ import {
   REQUEUE_WAITING_MS,
   type Outcome,
 } from '../outcome.ts';
+import { externalServicesToDelete } from '../resources/external-access.ts';
 import { podCount } from '../resources/statefulset.ts';
 import { snapshotOf } from '../run-note.ts';
 import { claimsToRecord } from './desired-cluster.ts';
@@ -148,6 +150,16 @@ export function planAfterEngine(input: AfterEngineInput): KubePlan {
   // 8: pods stuck on a lost node go once Redis holds their nodes failed (a cut-off kubelet's
   // Redis may still serve)
   for (const pod of podsToForceDelete(observed.pods, pass.topology, now)) steps.push({ kind: 'forceDeletePod', pod });
+  // 8b: the nodes' Services of spec.externalAccess that no node needs (external-access.ts)
+  const services = externalServicesToDelete({
+    access: spec.externalAccess,
+    statefulSet: input.cluster.metadata.name ?? '',
+    podCount: podCount(spec),
+    present: observed.pods.map((p) => p.name),
+    services: (observed.children.externalServices ?? []).map((s) => s.metadata?.name ?? ''),
+    announcementsCleared: announcementsCleared(observed, pass.topology),
+  });
+  if (services.length > 0) steps.push({ kind: 'deleteExternalServices', services });
   // 9: status; a volume still growing is reported, and looked at again (its resize ends with
   // no event the operator watches)
   const resizing = volumePlanOf(spec, observed).resizing;
@@ -166,6 +178,13 @@ export function planAfterEngine(input: AfterEngineInput): KubePlan {
     status,
     outcome: noted(nextPass(status, pass, input, resizing !== undefined), { summary, status: snapshotOf(status) }),
   };
+}
+
+/** Every running pod answered the engine, and none announces an address (spec.externalAccess removed). */
+function announcementsCleared(observed: Observed, topology: Topology): boolean {
+  const running = observed.pods.filter((p) => p.phase === 'Running' && !p.terminating && p.ip);
+  const seen = new Set(topology.views.map((v) => v.pod));
+  return running.every((p) => seen.has(p.name)) && topology.views.every((v) => !v.announcing);
 }
 
 /** What the pass is doing beyond the engine's plan: a rolling restart of a settled cluster, or pods not all Ready. */

@@ -7,7 +7,7 @@ import type { OperationType, Phase, RedisClusterStatus, ShardStatus } from '../a
 import { podSelector, SLOT_COUNT } from '../api/group.ts';
 import { assertNever } from '../assert-never.ts';
 import { isBlocking, type ClusterPlan, type Phase as PlanPhase } from '../cluster/plan-types.ts';
-import { myselfOf, type Topology } from '../cluster/topology.ts';
+import { myselfOf, type NodeView, type Topology } from '../cluster/topology.ts';
 import type { ObservedPod } from './observed.ts';
 
 export interface StatusInput {
@@ -228,6 +228,10 @@ function keepTransition(
   };
 }
 
+/** What a node announces now (spec.externalAccess), where clients outside reach it. */
+const external = (view: NodeView) =>
+  view.announcing ? { externalAddress: `${view.announcing.ip}:${view.announcing.port}` } : {};
+
 /** Shards as the cluster reports them: each master that owns slots, with its replicas. */
 export function shardsOf(topology: Topology | undefined, pods: readonly ObservedPod[]): ShardStatus[] {
   if (!topology || topology.views.length === 0) return [];
@@ -243,11 +247,12 @@ export function shardsOf(topology: Topology | undefined, pods: readonly Observed
     return {
       index,
       name: `shard-${index}`,
-      master: { pod: m.pod, nodeId: m.id, ip: m.address.ip, ready: ready.get(m.pod) ?? false },
+      master: { pod: m.pod, nodeId: m.id, ip: m.address.ip, ...external(m), ready: ready.get(m.pod) ?? false },
       replicas: replicas.map((r) => ({
         pod: r.pod,
         nodeId: r.id,
         ip: r.address.ip,
+        ...external(r),
         ready: (ready.get(r.pod) ?? false) && !!r.replication.linkUp,
       })),
       slots,

@@ -5,7 +5,10 @@
 //     operator's reconcile worker, and from the cluster's own pods (replication and MIGRATE
 //     go node to node over the Redis port, not the bus);
 //   - the cluster bus port from the cluster's own pods only;
-//   - the exporter's metrics port (spec.exporter.enabled) from the monitoring namespace.
+//   - the exporter's metrics port (spec.exporter.enabled) from the monitoring namespace;
+//   - with spec.externalAccess, the Redis and bus ports from anywhere: a node port or load
+//     balancer forwards from the nodes' addresses (source NAT), which no pod selector names,
+//     and every node reaches its peers through those addresses.
 // Egress is left open: a node must reach its peers, and DNS, wherever they are.
 // `_from` is @kubernetes/client-node's name of `from`: its serializer writes `from` on the wire.
 import type { V1NetworkPolicy, V1NetworkPolicyIngressRule, V1NetworkPolicyPeer } from '@kubernetes/client-node';
@@ -40,20 +43,22 @@ export function desiredNetworkPolicy(
   const inNamespace = (namespace: string) => ({ matchLabels: { [NAMESPACE_NAME_LABEL]: namespace } });
   const clients = (spec.networkPolicy?.clients ?? [{ podSelector: {} }]) as V1NetworkPolicyPeer[];
   const tcp = (port: number) => [{ protocol: 'TCP', port: port as never }];
-  const ingress: V1NetworkPolicyIngressRule[] = [
-    {
-      _from: [
-        ...clients,
-        ownPods,
+  const ingress: V1NetworkPolicyIngressRule[] = spec.externalAccess
+    ? [{ ports: [...tcp(CLIENT_PORT), ...tcp(BUS_PORT)] }]
+    : [
         {
-          namespaceSelector: inNamespace(operator.namespace),
-          podSelector: { matchLabels: { ...OPERATOR_POD_LABELS } },
+          _from: [
+            ...clients,
+            ownPods,
+            {
+              namespaceSelector: inNamespace(operator.namespace),
+              podSelector: { matchLabels: { ...OPERATOR_POD_LABELS } },
+            },
+          ],
+          ports: tcp(CLIENT_PORT),
         },
-      ],
-      ports: tcp(CLIENT_PORT),
-    },
-    { _from: [ownPods], ports: tcp(BUS_PORT) },
-  ];
+        { _from: [ownPods], ports: tcp(BUS_PORT) },
+      ];
   if (spec.exporter?.enabled) {
     const monitoring = spec.networkPolicy?.monitoringNamespace ?? DEFAULT_MONITORING_NAMESPACE;
     ingress.push({ _from: [{ namespaceSelector: inNamespace(monitoring) }], ports: tcp(EXPORTER_PORT) });

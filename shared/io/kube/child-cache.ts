@@ -2,7 +2,7 @@
 // steady pass reads only the RedisCluster and its auth Secret from the API server (the spec and
 // the password are never served stale). Informer-style, over the one list-watch loop:
 //   children  one watch per child kind, by the managed-by label (what the event source watches)
-//   nodes     one watch, each node trimmed to its name, zone label and Ready condition
+//   nodes     one watch, each node trimmed to its name, zone label, Ready condition and addresses
 //             (about 300 bytes a node: 5,000 nodes are about 1.5 MB)
 // Correctness: a pass may start (on the event source's event) before this cache has seen the
 // change that caused it, so the cache itself enqueues the owner's key after it stores a changed
@@ -55,11 +55,17 @@ function trimNode(o: KubernetesObject): KubernetesObject {
   const node = o as V1Node;
   const zone = node.metadata?.labels?.[ZONE];
   const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
+  // The addresses a NodePort is reached at (spec.externalAccess).
+  const addresses = node.status?.addresses?.filter((a) => a.type === 'ExternalIP' || a.type === 'InternalIP');
+  const status = {
+    ...(ready ? { conditions: [ready] } : {}),
+    ...(addresses?.length ? { addresses } : {}),
+  };
   return {
     apiVersion: 'v1',
     kind: 'Node',
     metadata: { name: node.metadata?.name ?? '', ...(zone ? { labels: { [ZONE]: zone } } : {}) },
-    ...(ready ? { status: { conditions: [ready] } } : {}),
+    ...(Object.keys(status).length > 0 ? { status } : {}),
   } as KubernetesObject;
 }
 

@@ -19,6 +19,7 @@ import {
   type V1PersistentVolumeClaim,
   type V1Pod,
   type V1Secret,
+  type V1Service,
 } from '@kubernetes/client-node';
 import { GROUP, PLURAL, STORAGE_VERSION } from '../../core/api/group.ts';
 import type { RedisCluster, RedisClusterStatus } from '../../core/api/v1beta1.ts';
@@ -130,6 +131,11 @@ export class KubeClient {
   async listClaims(namespace: string, labelSelector: string, signal?: AbortSignal): Promise<V1PersistentVolumeClaim[]> {
     this.note('list', 'persistentvolumeclaims');
     return (await this.core.listNamespacedPersistentVolumeClaim({ namespace, labelSelector }, abortable(signal))).items;
+  }
+
+  async listServices(namespace: string, labelSelector: string, signal?: AbortSignal): Promise<V1Service[]> {
+    this.note('list', 'services');
+    return (await this.core.listNamespacedService({ namespace, labelSelector }, abortable(signal))).items;
   }
 
   async listSecrets(namespace: string, labelSelector: string, signal?: AbortSignal): Promise<V1Secret[]> {

@@ -241,6 +241,29 @@ describe('api/validate-spec', () => {
     expect(plain.warnings).to.include('spec.tls.plaintext is true: port 6380 still accepts unencrypted clients');
   });
 
+  it('warns once of what external access opens, and refuses an invalid annotation key', () => {
+    const created = validateV1beta1(aBeta({ externalAccess: { type: 'NodePort' } }), undefined);
+    expect(created.denials).to.deep.equal([]);
+    expect(created.warnings.join('\n')).to.contain('cluster bus has no authentication');
+    expect(
+      update({ externalAccess: { type: 'NodePort' } }, { externalAccess: { type: 'NodePort' }, masters: 4 }).warnings,
+    ).to.deep.equal([]);
+    const changed = update({ externalAccess: { type: 'NodePort' } }, { externalAccess: { type: 'LoadBalancer' } });
+    expect(changed.denials).to.deep.equal([]);
+    expect(changed.warnings.join('\n')).to.contain('spec.externalAccess.type is LoadBalancer');
+    const withTls = validateV1beta1(
+      aBeta({ externalAccess: { type: 'LoadBalancer' }, tls: { secretRef: { name: 'rc-tls' } } }),
+      undefined,
+    );
+    expect(withTls.warnings.join('\n')).to.contain('an IP SAN per node address');
+    const bad = validateV1beta1(
+      aBeta({ externalAccess: { type: 'LoadBalancer', annotations: { 'bad key!': 'x', 'example.com/ok': 'y' } } }),
+      undefined,
+    );
+    expect(bad.denials).to.have.length(1);
+    expect(bad.denials[0]).to.contain('"bad key!" is not a valid annotation key');
+  });
+
   it('does not judge again a config value the object already had (a finalizer update must pass)', () => {
     expect(update({ config: { maxmemory: 'lots' } }, { config: { maxmemory: 'lots' } }).denials).to.deep.equal([]);
     expect(update({ config: { maxmemory: 'lots' } }, { config: { maxmemory: 'more' } }).denials).to.have.length(1);

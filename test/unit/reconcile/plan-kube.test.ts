@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { RedisClusterStatus } from '../../../shared/core/api/v1beta1.ts';
+import type { ExternalAccessSpec, RedisClusterStatus } from '../../../shared/core/api/v1beta1.ts';
 import type { ClusterPlan } from '../../../shared/core/cluster/plan-types.ts';
 import type { Step } from '../../../shared/core/cluster/steps.ts';
 import type { Topology } from '../../../shared/core/cluster/topology.ts';
@@ -34,6 +34,9 @@ interface Case {
   readonly stsReplicas?: number;
   /** spec.tls names a Secret that is missing or unusable. */
   readonly tlsProblem?: string;
+  readonly externalAccess?: ExternalAccessSpec;
+  /** Pods whose `<pod>-external` Service is observed. */
+  readonly externalServices?: string[];
 }
 
 function inputOf(c: Case): KubePlanInput {
@@ -41,6 +44,7 @@ function inputOf(c: Case): KubePlanInput {
   if (c.paused) rc = rc.paused();
   if (c.namedSecret) rc = rc.withAuthSecret('app-auth');
   if (c.status) rc = rc.withStatus(c.status);
+  if (c.externalAccess) rc = rc.with({ externalAccess: c.externalAccess });
   const hasPassword = c.hasPassword ?? true;
   return {
     cluster: rc.build(),
@@ -51,6 +55,9 @@ function inputOf(c: Case): KubePlanInput {
           spec: { replicas: c.stsReplicas ?? 6, selector: {}, serviceName: 'redis-nodes', template: {} },
         },
         ...(hasPassword ? { secret } : {}),
+        ...(c.externalServices
+          ? { externalServices: c.externalServices.map((pod) => ({ metadata: { name: `${pod}-external` } })) }
+          : {}),
       },
       pods: c.pods ?? somePods(6),
       claims: c.claims ?? [],
@@ -289,6 +296,7 @@ describe('plan-kube', () => {
         outcome: requeue(2_000),
         check: (s) => expect(s.operation).to.include({ type: 'Heal', progress: '5/6 pods ready' }),
       },
+      ...externalAccessCases(),
     ];
     for (const t of cases) {
       it(t.name, () => {
@@ -311,3 +319,53 @@ describe('plan-kube', () => {
     }
   });
 });
+
+/** spec.externalAccess: which of the nodes' Services go after the engine's pass. */
+function externalAccessCases() {
+  const six = ['redis-0', 'redis-1', 'redis-2', 'redis-3', 'redis-4', 'redis-5'];
+  const announcing = (pod: string): Topology => {
+    const t = healthy();
+    return {
+      ...t,
+      views: t.views.map((v) =>
+        v.pod === pod ? { ...v, announcing: { ip: '10.0.0.1', port: 31000, busPort: 31001 } } : v,
+      ),
+    };
+  };
+  const all = six.map((p) => `${p}-external`);
+  return [
+    {
+      name: 'deletes every external Service once external access is off and no node announces',
+      c: { status: formed, externalServices: six },
+      steps: [{ kind: 'deleteExternalServices', services: all }] as KubeStep[],
+      outcome: 'done',
+    },
+    {
+      name: 'keeps the external Services while a node still announces its address',
+      c: { status: formed, externalServices: six },
+      topology: announcing('redis-4'),
+      steps: [],
+      outcome: 'done',
+    },
+    {
+      name: 'keeps the external Services while a running pod did not answer (it may still announce)',
+      c: { status: formed, externalServices: six },
+      topology: aTopology(pods(6), threeByOne, { unreachable: [3] }),
+      steps: [],
+      outcome: 'done',
+    },
+    {
+      name: "deletes a removed pod's external Service once the pod is gone, keeping the others",
+      c: { status: formed, externalAccess: { type: 'NodePort' as const }, externalServices: [...six, 'redis-6'] },
+      topology: announcing('redis-0'),
+      steps: [{ kind: 'deleteExternalServices', services: ['redis-6-external'] }] as KubeStep[],
+      outcome: 'done',
+    },
+    {
+      name: 'keeps every external Service the spec wants',
+      c: { status: formed, externalAccess: { type: 'LoadBalancer' as const }, externalServices: six },
+      steps: [],
+      outcome: 'done',
+    },
+  ];
+}
