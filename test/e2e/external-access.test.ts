@@ -92,20 +92,7 @@ describe('knredis end to end: external access (functions as separate processes, 
   });
 
   it('forms a cluster known by node ports, and a host client seeded with one of them reaches every node only there', async () => {
-    await env.kubectl(['apply', '-f', '-'], {
-      input: JSON.stringify({
-        apiVersion: 'cache.redis.io/v1beta1',
-        kind: 'RedisCluster',
-        metadata: { name: NAME, namespace: ns },
-        spec: {
-          masters: 3,
-          replicasPerMaster: 1,
-          version: '7.0',
-          storage: { reclaim: 'Delete' },
-          externalAccess: { type: 'NodePort' },
-        },
-      }),
-    });
+    await fixture!.create({ externalAccess: { type: 'NodePort' } });
     const nodes = await env.kubelet.nodes();
     const nodeAddresses = new Set(nodes.map((n) => n.address));
     const rc = await view.until('Ready, every node announcing a node port', (r) =>

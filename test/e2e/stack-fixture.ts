@@ -28,6 +28,8 @@ export interface StackFixture {
   readonly ns: string;
   readonly stack: OperatorStack;
   readonly view: ClusterView;
+  /** Applies the RedisCluster: a 3x1 cluster of Redis 7.0 whose volumes go with it, `spec` over that. */
+  create(spec?: Record<string, unknown>): Promise<void>;
   /** Creates the cluster, waits for Ready, writes `keys` keys, and starts a client load (4 workers) on them. */
   createLoaded(options: LoadOptions): Promise<ClientLoad>;
   stop(): Promise<void>;
@@ -54,20 +56,24 @@ export async function startStackFixture(what: string, cluster: string): Promise<
     throw error;
   }
   const view = new ClusterView(env, ns, cluster);
+  const create = async (spec: Record<string, unknown> = {}) => {
+    await env.kubectl(['apply', '-f', '-'], {
+      input: JSON.stringify({
+        apiVersion: 'cache.redis.io/v1beta1',
+        kind: 'RedisCluster',
+        metadata: { name: cluster, namespace: ns },
+        spec: { masters: 3, replicasPerMaster: 1, version: '7.0', storage: { reclaim: 'Delete' }, ...spec },
+      }),
+    });
+  };
   return {
     env,
     ns,
     stack,
     view,
+    create,
     async createLoaded({ spec = {}, prefix, keys, password: given, tls }) {
-      await env.kubectl(['apply', '-f', '-'], {
-        input: JSON.stringify({
-          apiVersion: 'cache.redis.io/v1beta1',
-          kind: 'RedisCluster',
-          metadata: { name: cluster, namespace: ns },
-          spec: { masters: 3, replicasPerMaster: 1, version: '7.0', storage: { reclaim: 'Delete' }, ...spec },
-        }),
-      });
+      await create(spec);
       const rc = await view.until('Ready', isReady);
       const password = given ?? (await view.password());
       const pool = new NodePool({ auth: { password }, ...(tls ? { tls } : {}) });
