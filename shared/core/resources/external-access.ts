@@ -55,11 +55,6 @@ export function desiredExternalService(cluster: OwnerCluster, pod: string, acces
   });
 }
 
-/** The pod whose Service this is (`<pod>-external`), or undefined for any other name. */
-export function podOfExternalService(service: string): string | undefined {
-  return service.endsWith('-external') ? service.slice(0, -'-external'.length) : undefined;
-}
-
 /** The address clients outside reach a node by: a node's ExternalIP, else its InternalIP. */
 export function nodeAddressOf(node: V1Node | undefined): string | undefined {
   const addresses = node?.status?.addresses ?? [];

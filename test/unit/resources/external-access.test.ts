@@ -5,10 +5,8 @@ import { toDesiredCluster } from '../../../shared/core/reconcile/desired-cluster
 import {
   announcedAddressOf,
   desiredExternalService,
-  externalServiceName,
   externalServicesToDelete,
   nodeAddressOf,
-  podOfExternalService,
   podsWithExternalService,
   POD_NAME_LABEL,
 } from '../../../shared/core/resources/external-access.ts';
@@ -47,11 +45,6 @@ describe('external access', () => {
         ['redis', 6379, 6379],
         ['bus', 16379, 16379],
       ]);
-    });
-
-    it('names its pod back', () => {
-      expect(podOfExternalService(externalServiceName('redis-12'))).to.equal('redis-12');
-      expect(podOfExternalService('redis-nodes')).to.equal(undefined);
     });
   });
 
