@@ -59,6 +59,11 @@ interface Sample {
   readonly load: number;
   readonly workerRps: number;
   readonly operatorRps: number;
+  /** The control plane's and the kubelet's own requests (not the operator's). */
+  readonly clusterRps: number;
+  /** CPU seconds since the fleet was applied: the kubelet's own process (not its pods or probes), the API server's. */
+  readonly kubeletCpuS: number;
+  readonly apiserverCpuS: number;
 }
 
 export default async function fleet(args: string[]): Promise<BenchResult> {
@@ -153,12 +158,21 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
         load: Math.round(loadavg()[0]! * 10) / 10,
         workerRps: perS('worker'),
         operatorRps: perS('operator'),
+        clusterRps: perS('cluster'),
+        kubeletCpuS: Math.round(cpuSeconds(envPid('kubelet')) - cpuAtStart.kubelet),
+        apiserverCpuS: Math.round(cpuSeconds(envPid('kube-apiserver')) - cpuAtStart.apiserver),
       };
       samples.push(s);
       console.error(JSON.stringify(s));
       return s;
     };
-    const cpuAtStart = { worker: cpuSeconds(stack.pids()['worker-0']), front: cpuSeconds(stack.pids().front) };
+    const envPid = (component: 'kubelet' | 'kube-apiserver') => env!.state.processes[component]?.pid;
+    const cpuAtStart = {
+      worker: cpuSeconds(stack.pids()['worker-0']),
+      front: cpuSeconds(stack.pids().front),
+      kubelet: cpuSeconds(envPid('kubelet')),
+      apiserver: cpuSeconds(envPid('kube-apiserver')),
+    };
     await sample();
     // All at once: one kubectl apply of a List.
     await env.kubectl(['apply', '-f', '-'], {
@@ -203,11 +217,14 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
       probePeriodScale: reuse ? undefined : probePeriodScale,
       workerCpuSecondsToReady: samples.find((s) => s.s === allReadyS)!.workerCpuS,
       ingestCpuSecondsToReady: samples.find((s) => s.s === allReadyS)!.frontCpuS,
+      kubeletCpuSecondsToReady: samples.find((s) => s.s === allReadyS)!.kubeletCpuS,
+      apiserverCpuSecondsToReady: samples.find((s) => s.s === allReadyS)!.apiserverCpuS,
       workerRssMb: peak((s) => s.workerMb),
       workerRssMbAtFirstReady: first.workerMb,
       ingestRssMb: peak((s) => s.frontMb),
       peakQueueDepth: peak((s) => (Number.isNaN(s.depth) ? 0 : s.depth)),
       rampWorkerRequestsPerS: Math.round(ramp.reduce((a, s) => a + s.workerRps, 0) / Math.max(1, ramp.length)),
+      rampClusterRequestsPerS: Math.round(ramp.reduce((a, s) => a + s.clusterRps, 0) / Math.max(1, ramp.length)),
       peakLoad1m: peak((s) => s.load),
       restWorkerRequestsPerMin: perMinute('worker'),
       restOperatorRequestsPerMin: perMinute('operator'),
@@ -227,6 +244,11 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
             ['worker CPU s until all Ready', summary.workerCpuSecondsToReady, ''],
             ['ingest + dashboard CPU s until all Ready', summary.ingestCpuSecondsToReady, ''],
             [
+              'kubelet (its own process) / API server CPU s until all Ready',
+              `${summary.kubeletCpuSecondsToReady} / ${summary.apiserverCpuSecondsToReady}`,
+              'not the operator',
+            ],
+            [
               'worker RSS at first Ready / peak (MB)',
               `${first.workerMb} / ${summary.workerRssMb}`,
               `flat: about ${soloWorkerMb} (one cluster)`,
@@ -234,6 +256,11 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
             ['ingest + dashboard RSS peak (MB)', summary.ingestRssMb, ''],
             ['queue depth peak', summary.peakQueueDepth, ''],
             ['worker API requests/s during the ramp (mean)', summary.rampWorkerRequestsPerS, ''],
+            [
+              'control plane and kubelet API requests/s during the ramp (mean)',
+              summary.rampClusterRequestsPerS,
+              'not the operator',
+            ],
             ['load average (1 min) peak, 2 cores', summary.peakLoad1m, ''],
             [
               `worker API requests/min at rest (resync every ${RESYNC_MS / 1000} s)`,
@@ -260,6 +287,9 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
             'load',
             'worker req/s',
             'operator req/s',
+            'cluster req/s',
+            'kubelet CPU s',
+            'API server CPU s',
           ],
           rows: samples
             .filter((_, i) => i % every === 0 || i === samples.length - 1)
@@ -273,6 +303,9 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
               s.load,
               s.workerRps,
               s.operatorRps,
+              s.clusterRps,
+              s.kubeletCpuS,
+              s.apiserverCpuS,
             ]),
         },
       ],

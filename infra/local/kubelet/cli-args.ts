@@ -2,8 +2,9 @@
 //   --kubeconfig <path> --state-dir <dir> --nodes <N> --pod-ip-prefix 127.X --control-port <port>
 //   [--heartbeat-ms 1000] [--backoff-base-ms 1000] [--backoff-cap-ms 10000] [--log-level info]
 //   [--env-name local] (tags its partition rules) [--zones zone-a,zone-a,zone-b] (node i's zone)
-//   [--probe-period-scale 1] (every probe runs that many times less often than its pod asks:
-//   a fleet of pods on a few cores; a real node runs its own pods' probes on its own CPUs)
+//   [--probe-period-scale 1] (every probe runs that many times less often than its pod asks,
+//   and may take that many times longer: a fleet of pods on a few cores; a real node runs its
+//   own pods' probes on its own CPUs)
 import { parsePrefix } from './ip-allocation.ts';
 
 export interface KubeletSettings {

@@ -12,6 +12,7 @@ import { nodeAddress } from './ip-allocation.ts';
 import { IpAllocator } from './ip-allocator.ts';
 import { kubeClients } from './kube.ts';
 import { NodeAgent } from './node-agent.ts';
+import { ObjectCache } from './object-cache.ts';
 import { localNodes } from './node-spec.ts';
 import { cut, heal, partitionTag } from './partition.ts';
 import { PodManager } from './pod-manager.ts';
@@ -42,8 +43,10 @@ export async function startKubelet(settings: KubeletSettings, log: Logger): Prom
   // Rules an earlier kubelet of this environment left (it was killed before it could heal).
   await heal(tag);
   const failed = new Set<string>();
+  const objects = new ObjectCache(clients, log.child({ part: 'objects' }));
   const pods = new PodManager({
     clients,
+    objects,
     log,
     stateDir,
     nodes: new Map(nodes.map((n) => [n.name, n.address])),
@@ -108,6 +111,7 @@ export async function startKubelet(settings: KubeletSettings, log: Logger): Prom
   await agent.register();
   const provisioner = new Provisioner(clients, log, stateDir);
   await provisioner.start();
+  await objects.start();
   await pods.start();
   // 4: NodePort and LoadBalancer Services, reached from the host
   const services = new ServiceProxy(clients, log.child({ part: 'service-proxy' }), nodes, settings.podIpPrefix, () =>
@@ -123,6 +127,7 @@ export async function startKubelet(settings: KubeletSettings, log: Logger): Prom
       await services.stop();
       await provisioner.stop();
       await pods.stop(3000);
+      await objects.stop();
       await control.close();
       await heal(tag);
     },

@@ -10,6 +10,7 @@ import type { BackoffSettings } from './restart-policy.ts';
 
 export interface PodManagerOptions {
   readonly clients: KubeClients;
+  readonly objects: WorkerDeps['objects'];
   readonly log: Logger;
   readonly stateDir: string;
   /** node name -> host IP */
@@ -120,6 +121,7 @@ export class PodManager {
       pod,
       {
         clients: this.options.clients,
+        objects: this.options.objects,
         log: this.options.log,
         stateDir: this.options.stateDir,
         hostIP,

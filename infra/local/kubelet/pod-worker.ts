@@ -10,7 +10,8 @@ import type { Logger } from '../../../shared/io/log.ts';
 import { ContainerRunner } from './container-runner.ts';
 import { referencedSources, resolveEnv } from './env.ts';
 import { describe, isNotFound, strategicMerge, type KubeClients } from './kube.ts';
-import { scaleProbePeriods } from './probes.ts';
+import type { ObjectSource } from './object-cache.ts';
+import { scaleProbes } from './probes.ts';
 import { planProcess, podRedisArgs } from './process-plan.ts';
 import type { BackoffSettings } from './restart-policy.ts';
 import { computeStatus, statusSignature } from './status.ts';
@@ -18,6 +19,8 @@ import { mountMappings, prepareVolumes, removePodDir } from './volumes.ts';
 
 export interface WorkerDeps {
   readonly clients: KubeClients;
+  /** The ConfigMaps and Secrets of volumes and env (watched, object-cache.ts). */
+  readonly objects: ObjectSource;
   readonly log: Logger;
   readonly stateDir: string;
   readonly hostIP: string;
@@ -33,7 +36,8 @@ export interface WorkerDeps {
 }
 
 const syncEveryMs = 1000;
-const refreshVolumesEveryMs = 5000;
+/** Volumes are refreshed when the pod or an object of its namespace changed, and at least this often. */
+const refreshVolumesEveryMs = 60_000;
 
 export class PodWorker {
   readonly uid: string;
@@ -49,6 +53,8 @@ export class PodWorker {
   private podIP: string | undefined;
   private hostDirs: Map<string, string> | undefined;
   private volumesAt = 0;
+  /** What the volumes were made from: the namespace's objects' generation and the pod's resourceVersion. */
+  private volumesFrom = '';
   private lastWritten = '';
   private lastWriteAt = 0;
   private readonly startTime: number;
@@ -68,7 +74,7 @@ export class PodWorker {
     this.startTime = pod.status?.startTime ? new Date(pod.status.startTime).getTime() : Date.now();
     const restartPolicy = pod.spec?.restartPolicy ?? 'Always';
     const runner = (c: V1Container, isInit: boolean) =>
-      new ContainerRunner(scaleProbePeriods(c, deps.probePeriodScale), isInit, {
+      new ContainerRunner(scaleProbes(c, deps.probePeriodScale), isInit, {
         log: this.log,
         restartPolicy,
         backoff: deps.backoff,
@@ -176,15 +182,17 @@ export class PodWorker {
     // 3: address and volumes.
     this.podIP ??= this.deps.allocate(this.uid);
     const now = Date.now();
-    if (!this.hostDirs || now - this.volumesAt > refreshVolumesEveryMs) {
+    const from = `${this.deps.objects.generation(this.namespace)}/${this.pod.metadata?.resourceVersion ?? ''}`;
+    if (!this.hostDirs || from !== this.volumesFrom || now - this.volumesAt > refreshVolumesEveryMs) {
       if (!this.hostDirs) await this.writeShims();
-      const volumes = await prepareVolumes(this.deps.clients, this.pod, this.podDir, this.hostDirs);
+      const volumes = await prepareVolumes(this.deps.clients, this.deps.objects, this.pod, this.podDir, this.hostDirs);
       if (!volumes.ok) {
         for (const c of this.containers) if (!c.running) c.wait(volumes.reason, volumes.message, 0);
         return this.writeStatus();
       }
       this.hostDirs = volumes.hostDirs;
       this.volumesAt = now;
+      this.volumesFrom = from;
     }
     // 4: init containers one after the other, then every container.
     const pendingInit = this.init.find((c) => !c.succeeded);
@@ -195,7 +203,7 @@ export class PodWorker {
 
   private async startContainer(c: ContainerRunner): Promise<void> {
     const hostDirs = this.hostDirs ?? new Map<string, string>();
-    const env = resolveEnv(c.spec, await this.envSources(c.spec));
+    const env = resolveEnv(c.spec, this.envSources(c.spec));
     if (!env.ok) return c.wait('CreateContainerConfigError', env.message, 2000);
     const mappings = mountMappings(c.spec, hostDirs);
     const podIP = this.podIP ?? '';
@@ -215,20 +223,15 @@ export class PodWorker {
     c.start(planned.plan, mappings, podIP);
   }
 
-  private async envSources(container: V1Container) {
+  private envSources(container: V1Container) {
     const refs = referencedSources([container]);
-    const namespace = this.namespace;
-    const configMaps = new Map<string, V1ConfigMap | null>();
-    const secrets = new Map<string, V1Secret | null>();
-    const orNull = <T>(p: Promise<T>) =>
-      p.catch((err) => {
-        if (isNotFound(err)) return null;
-        throw err;
-      });
-    for (const name of refs.configMaps)
-      configMaps.set(name, await orNull(this.deps.clients.core.readNamespacedConfigMap({ name, namespace })));
-    for (const name of refs.secrets)
-      secrets.set(name, await orNull(this.deps.clients.core.readNamespacedSecret({ name, namespace })));
+    const { objects } = this.deps;
+    const configMaps = new Map<string, V1ConfigMap | null>(
+      [...refs.configMaps].map((name) => [name, objects.configMap(this.namespace, name) ?? null]),
+    );
+    const secrets = new Map<string, V1Secret | null>(
+      [...refs.secrets].map((name) => [name, objects.secret(this.namespace, name) ?? null]),
+    );
     return { pod: this.pod, podIP: this.podIP ?? '', hostIP: this.deps.hostIP, configMaps, secrets };
   }
 

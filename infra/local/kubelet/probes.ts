@@ -3,6 +3,7 @@
 // counts consecutive results against the thresholds and reports when its verdict changes.
 import { createConnection } from 'node:net';
 import { request } from 'node:http';
+import { availableParallelism } from 'node:os';
 import type { V1Container, V1Probe } from '@kubernetes/client-node';
 import { planExec, type ProcessPlan } from './process-plan.ts';
 import { runToCompletion } from './process-runner.ts';
@@ -73,13 +74,22 @@ export class Prober {
   }
 }
 
-/** The container with each probe's period multiplied by `scale` (pure; scale 1: itself). */
-export function scaleProbePeriods(container: V1Container, scale: number): V1Container {
+/**
+ * The container with each probe's period and timeout multiplied by `scale` (pure; scale 1:
+ * itself). Probes made rarer because many pods share a few cores also take longer to answer
+ * there: a timeout kept at its pod's value failed probes of healthy pods on a saturated machine.
+ */
+export function scaleProbes(container: V1Container, scale: number): V1Container {
   if (scale === 1) return container;
   const copy = { ...container };
   for (const kind of ['readinessProbe', 'livenessProbe', 'startupProbe'] as const) {
     const probe = container[kind];
-    if (probe) copy[kind] = { ...probe, periodSeconds: (probe.periodSeconds ?? 10) * scale };
+    if (probe)
+      copy[kind] = {
+        ...probe,
+        periodSeconds: (probe.periodSeconds ?? 10) * scale,
+        timeoutSeconds: (probe.timeoutSeconds ?? 1) * scale,
+      };
   }
   return copy;
 }
@@ -107,10 +117,34 @@ export function judge(
   return { successes, failures, verdict };
 }
 
+/**
+ * Exec probes running at once, over every pod of this kubelet. Each is a few processes
+ * (`sh -c "redis-cli ping | grep"`: three); hundreds of pods' probes forked together only
+ * queue for the CPUs, and then time out. Past the limit a probe waits for a slot, and its
+ * timeout starts when it runs, as a kubelet's starts when the runtime runs the command.
+ */
+const EXEC_PROBES_AT_ONCE = Math.max(4, availableParallelism() * 4);
+let execRunning = 0;
+const execWaiting: (() => void)[] = [];
+
+async function inExecSlot<T>(run: () => Promise<T>): Promise<T> {
+  if (execRunning < EXEC_PROBES_AT_ONCE) execRunning++;
+  else await new Promise<void>((resolve) => execWaiting.push(resolve));
+  try {
+    return await run();
+  } finally {
+    // The slot passes to the next waiter, or is freed.
+    const next = execWaiting.shift();
+    if (next) next();
+    else execRunning--;
+  }
+}
+
 export async function runProbe(probe: V1Probe, target: ProbeTarget): Promise<boolean> {
   const timeoutMs = (probe.timeoutSeconds ?? 1) * 1000;
   if (probe.exec?.command) {
-    const result = await runToCompletion(planExec(probe.exec.command, target.plan, target.mappings), timeoutMs);
+    const command = probe.exec.command;
+    const result = await inExecSlot(() => runToCompletion(planExec(command, target.plan, target.mappings), timeoutMs));
     return result.exitCode === 0;
   }
   if (probe.tcpSocket) {

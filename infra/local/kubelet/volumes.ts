@@ -5,14 +5,19 @@ import { mkdir, readFile, rename, rm, writeFile, chmod } from 'node:fs/promises'
 import { dirname, join, normalize } from 'node:path';
 import type { V1Container, V1Pod, V1Volume } from '@kubernetes/client-node';
 import { isNotFound, type KubeClients } from './kube.ts';
+import type { ObjectSource } from './object-cache.ts';
 import type { PathMapping } from './path-map.ts';
 
 export type VolumesResult =
   { ok: true; hostDirs: Map<string, string> } | { ok: false; reason: string; message: string };
 
-/** Makes every volume of the pod exist on the host; refreshes configMap and secret files; `known` claims are not looked up again. */
+/**
+ * Makes every volume of the pod exist on the host; refreshes configMap and secret files from
+ * `objects`; `known` claims are not looked up again.
+ */
 export async function prepareVolumes(
   clients: KubeClients,
+  objects: ObjectSource,
   pod: V1Pod,
   podDir: string,
   known?: ReadonlyMap<string, string>,
@@ -24,7 +29,7 @@ export async function prepareVolumes(
     if (volume.emptyDir) {
       await mkdir(dir, { recursive: true });
     } else if (volume.configMap || volume.secret || volume.projected || volume.downwardAPI) {
-      const files = await projectedFiles(clients, pod, volume, dir);
+      const files = await projectedFiles(clients, objects, pod, volume, dir);
       if (typeof files === 'string') {
         return {
           ok: false,
@@ -87,6 +92,7 @@ type Items = { key: string; path: string; mode?: number }[] | undefined;
 /** Files of a configMap, secret, downwardAPI or projected volume; a string names what is missing. */
 async function projectedFiles(
   clients: KubeClients,
+  objects: ObjectSource,
   pod: V1Pod,
   volume: V1Volume,
   dir: string,
@@ -104,7 +110,9 @@ async function projectedFiles(
     if (source.configMap || source.secret) {
       const isSecret = source.secret !== undefined;
       const ref = (source.configMap ?? source.secret)!;
-      const data = await objectData(clients, namespace, ref.name ?? '', isSecret);
+      const data = isSecret
+        ? objects.secretData(namespace, ref.name ?? '')
+        : objects.configMapData(namespace, ref.name ?? '');
       const missing = `${isSecret ? 'secret' : 'configmap'} "${ref.name}"`;
       if (data === undefined) {
         if (ref.optional) continue;
@@ -142,30 +150,6 @@ async function projectedFiles(
     }
   }
   return files;
-}
-
-async function objectData(
-  clients: KubeClients,
-  namespace: string,
-  name: string,
-  isSecret: boolean,
-): Promise<Record<string, Buffer> | undefined> {
-  try {
-    if (isSecret) {
-      const secret = await clients.core.readNamespacedSecret({ name, namespace });
-      return Object.fromEntries(
-        Object.entries(secret.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64')] as const),
-      );
-    }
-    const cm = await clients.core.readNamespacedConfigMap({ name, namespace });
-    return Object.fromEntries([
-      ...Object.entries(cm.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'utf8')] as const),
-      ...Object.entries(cm.binaryData ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64')] as const),
-    ]);
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
 }
 
 /** Every key as a file, or only `items` (undefined when an item's key is missing). */

@@ -7,7 +7,14 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { AppsV1Api, CoreV1Api, type V1Pod, type V1StatefulSet } from '@kubernetes/client-node';
+import {
+  AppsV1Api,
+  CoreV1Api,
+  PatchStrategy,
+  setHeaderOptions,
+  type V1Pod,
+  type V1StatefulSet,
+} from '@kubernetes/client-node';
 import { KubeletControl } from '../../../infra/local/kubelet/control-client.ts';
 import { localEnvironment, waitFor, type LocalEnvironment } from '../../support/local-env.ts';
 import { isListening, withRedis } from '../../support/redis-server.ts';
@@ -216,6 +223,40 @@ describe('infra/local/kubelet', function () {
     expect(maxmemory).to.deep.equal(['maxmemory', String(12 * 1024 * 1024)]);
     expect(ready.status?.initContainerStatuses?.[0]?.state?.terminated?.exitCode).to.equal(0);
     await core.deleteNamespacedPod({ name: 'configured', namespace, gracePeriodSeconds: 0 });
+  });
+
+  it('mounts a Secret created after its pod, and rewrites the file when the Secret changes', async function () {
+    await core.createNamespacedPod({
+      namespace,
+      body: {
+        metadata: { name: 'secret-reader' },
+        spec: {
+          volumes: [{ name: 'creds', secret: { secretName: 'later' } }],
+          containers: [{ name: 'redis', image: 'redis:7', volumeMounts: [{ name: 'creds', mountPath: '/creds' }] }],
+        },
+      },
+    });
+    // The pod waits for its volume, and says which object it waits for.
+    await waitFor(
+      async () =>
+        (await pod('secret-reader')).status?.containerStatuses?.[0]?.state?.waiting?.message?.includes(
+          'secret "later" not found',
+        ),
+      { what: 'secret-reader waiting for the Secret' },
+    );
+    await core.createNamespacedSecret({
+      namespace,
+      body: { metadata: { name: 'later' }, stringData: { password: 'first' } },
+    });
+    const ready = await readyPod('secret-reader');
+    const file = join(env.state.dir, 'kubelet', 'pods', ready.metadata?.uid ?? '', 'volumes', 'creds', 'password');
+    expect(await readFile(file, 'utf8')).to.equal('first');
+    await core.patchNamespacedSecret(
+      { name: 'later', namespace, body: { stringData: { password: 'second' } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    await waitFor(async () => (await readFile(file, 'utf8')) === 'second', { what: 'the volume file rewritten' });
+    await core.deleteNamespacedPod({ name: 'secret-reader', namespace, gracePeriodSeconds: 0 });
   });
 
   it('runs preStop, kills a process that ignores SIGTERM after the grace period, then deletes the pod', async function () {

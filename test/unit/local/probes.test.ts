@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { judge, portNumber, scaleProbePeriods, type ProbeCounts } from '../../../infra/local/kubelet/probes.ts';
+import { judge, portNumber, scaleProbes, type ProbeCounts } from '../../../infra/local/kubelet/probes.ts';
 
 function run(
   results: boolean[],
@@ -46,16 +46,17 @@ describe('infra/local/kubelet/probes', function () {
     ]).to.deep.equal([6379, 7000, 7001, -1]);
   });
 
-  it('runs every probe of a container that many times less often when scaled, and leaves the rest', function () {
+  it('runs every probe of a container that many times less often, with that many times its timeout, when scaled, and leaves the rest', function () {
     const container = {
       name: 'redis',
       readinessProbe: { exec: { command: ['true'] }, periodSeconds: 2, timeoutSeconds: 2 },
       livenessProbe: { tcpSocket: { port: 6379 as never } },
     };
-    const scaled = scaleProbePeriods(container, 5);
-    expect(scaled.readinessProbe).to.deep.equal({ exec: { command: ['true'] }, periodSeconds: 10, timeoutSeconds: 2 });
-    expect(scaled.livenessProbe?.periodSeconds).to.equal(50);
+    const scaled = scaleProbes(container, 5);
+    expect(scaled.readinessProbe).to.deep.equal({ exec: { command: ['true'] }, periodSeconds: 10, timeoutSeconds: 10 });
+    // Kubernetes' defaults are scaled too: period 10 s, timeout 1 s.
+    expect(scaled.livenessProbe).to.deep.equal({ tcpSocket: { port: 6379 }, periodSeconds: 50, timeoutSeconds: 5 });
     expect(scaled).to.not.have.property('startupProbe');
-    expect(scaleProbePeriods(container, 1)).to.equal(container);
+    expect(scaleProbes(container, 1)).to.equal(container);
   });
 });
