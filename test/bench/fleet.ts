@@ -1,5 +1,5 @@
 // `npm run bench -- fleet [--clusters 100] [--masters 3] [--replicas 1] [--rest-s 120] [--env NAME]
-//   [--probe-period-scale N]`:
+//   [--probe-period-scale N] [--runs bundle|sources]`:
 // a fleet of RedisClusters created at once on the local Kubernetes, the operator as separate
 // processes (event source -> ingest -> queue -> one reconcile worker). Sampled every 5 s until
 // all are Ready in full shape: how many are Ready, the queue depth, the worker's and ingest's
@@ -8,9 +8,14 @@
 // --env NAME (or KNREDIS_BENCH_ENV) uses a running environment started with --audit and enough
 // nodes (110 pods each); otherwise one is started and stopped, its kubelet running probes
 // --probe-period-scale times less often than pods ask (default 1). On one machine every pod's
-// probes share its cores: a Redis pod's readiness probe (an exec of redis-cli every 2 s) costs
-// about 9 ms of CPU here, 2.7 cores for 600 pods, which a real fleet spreads over its nodes.
+// probes and every redis-server share its cores, which a real fleet spreads over its nodes:
+// measured here, a Redis pod's readiness probe (sh, redis-cli and grep every 5 s) costs about
+// 35 ms of CPU, 4.2 cores for 600 pods, and an idle cluster-mode redis-server 0.23% of a core,
+// 1.4 cores for 600.
 // The worker's and ingest's CPU seconds are read apart from the rest, for the operator's own cost.
+// The functions run the bundle the image runs (built first), or with --runs sources through tsx,
+// whose transpiled sources and source maps add some 100 MB to each process.
+import { execFileSync } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,6 +57,8 @@ interface Sample {
   readonly ready: number;
   readonly depth: number;
   readonly workerMb: number;
+  /** The worker's V8 heap in use (prom-client's nodejs_heap_size_used_bytes), MB. */
+  readonly workerHeapMb: number;
   readonly frontMb: number;
   /** CPU seconds used since the fleet was applied. */
   readonly workerCpuS: number;
@@ -72,6 +79,9 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
   const replicas = Number(option(args, '--replicas') ?? 1);
   const restMs = Number(option(args, '--rest-s') ?? 120) * 1000;
   const probePeriodScale = Number(option(args, '--probe-period-scale') ?? 1);
+  const runs = option(args, '--runs') ?? 'bundle';
+  if (runs !== 'bundle' && runs !== 'sources') throw new Error(`--runs is bundle or sources, not ${runs}`);
+  if (runs === 'bundle') execFileSync('npm', ['run', '-s', 'build'], { stdio: 'inherit' });
   const pods = clusters * masters * (1 + replicas);
   const reuse = option(args, '--env') ?? process.env.KNREDIS_BENCH_ENV;
   const started = reuse ? undefined : `bench-fleet-${process.pid}`;
@@ -102,6 +112,7 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
       workers: 1,
       webhookConfigurationName: `knredis-bench-fleet-${process.pid}`,
       onSignal: 'kill',
+      runs,
       extraEnv: { RESYNC_INTERVAL_MS: String(RESYNC_MS), RESYNC_JITTER_MS: '10000' },
     });
     const audit = new AuditLog(auditPaths(env.state.dir).log);
@@ -128,6 +139,11 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
     const soloS = Math.round((performance.now() - soloStarted) / 1000);
     const soloWorkerMb = rssMb(stack.pids()['worker-0']);
     console.error(JSON.stringify({ solo: { seconds: soloS, workerMb: soloWorkerMb } }));
+    const workerHeapMb = async () => {
+      const text = await (await fetch(stack!.urls.workerMetrics[0]!)).text();
+      return Math.round(Number(/^nodejs_heap_size_used_bytes(?:\{[^}]*\})? (\S+)/m.exec(text)?.[1] ?? NaN) / 2 ** 20);
+    };
+    const soloWorkerHeapMb = await workerHeapMb();
     const depth = async () => {
       const text = await (await fetch(stack!.urls.metrics)).text();
       return Number(/^workqueue_depth\{[^}]*\} (\d+)/m.exec(text)?.[1] ?? NaN);
@@ -152,6 +168,7 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
         ready: items.filter(fullShape(masters, replicas)).length,
         depth: await depth().catch(() => NaN),
         workerMb: rssMb(pids['worker-0']),
+        workerHeapMb: await workerHeapMb().catch(() => NaN),
         frontMb: rssMb(pids.front),
         workerCpuS: Math.round(cpuSeconds(pids['worker-0']) - cpuAtStart.worker),
         frontCpuS: Math.round(cpuSeconds(pids.front) - cpuAtStart.front),
@@ -221,6 +238,9 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
       apiserverCpuSecondsToReady: samples.find((s) => s.s === allReadyS)!.apiserverCpuS,
       workerRssMb: peak((s) => s.workerMb),
       workerRssMbAtFirstReady: first.workerMb,
+      soloWorkerHeapMb,
+      workerHeapMb: peak((s) => (Number.isNaN(s.workerHeapMb) ? 0 : s.workerHeapMb)),
+      runs,
       ingestRssMb: peak((s) => s.frontMb),
       peakQueueDepth: peak((s) => (Number.isNaN(s.depth) ? 0 : s.depth)),
       rampWorkerRequestsPerS: Math.round(ramp.reduce((a, s) => a + s.workerRps, 0) / Math.max(1, ramp.length)),
@@ -234,7 +254,7 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
     return {
       tables: [
         {
-          title: `${clusters} RedisClusters ${masters}x${replicas} (${pods} redis-server processes) applied at once; one worker${reuse ? '' : `; probes every period x ${probePeriodScale}`}`,
+          title: `${clusters} RedisClusters ${masters}x${replicas} (${pods} redis-server processes) applied at once; one worker (${runs})${reuse ? '' : `; probes every period x ${probePeriodScale}`}`,
           columns: ['what', 'value', 'target'],
           rows: [
             ['one cluster alone: Ready (s) / worker RSS (MB)', `${soloS} / ${soloWorkerMb}`, 'the baseline'],
@@ -253,6 +273,7 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
               `${first.workerMb} / ${summary.workerRssMb}`,
               `flat: about ${soloWorkerMb} (one cluster)`,
             ],
+            ['worker V8 heap used: one cluster / peak (MB)', `${soloWorkerHeapMb} / ${summary.workerHeapMb}`, ''],
             ['ingest + dashboard RSS peak (MB)', summary.ingestRssMb, ''],
             ['queue depth peak', summary.peakQueueDepth, ''],
             ['worker API requests/s during the ramp (mean)', summary.rampWorkerRequestsPerS, ''],
@@ -282,6 +303,7 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
             'Ready',
             'queue depth',
             'worker MB',
+            'worker heap MB',
             'ingest MB',
             'worker CPU s',
             'load',
@@ -298,6 +320,7 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
               s.ready,
               s.depth,
               s.workerMb,
+              s.workerHeapMb,
               s.frontMb,
               s.workerCpuS,
               s.load,
