@@ -1,10 +1,12 @@
 // Stage 3 of a slot move: the keys of open slots, from source to target, until the source has
 // none left in them. MIGRATE runs synchronously on the source (it waits for the target's
 // RESTOREs), and Redis serves a connection's pipelined commands before other clients: whatever
-// is queued on the source is what a client's command waits behind. So key lists are fetched a
-// few slots at a time, and at most `migrateDepth` MIGRATEs are sent to the source at once.
+// is queued on the source is what a client's command waits behind. So keys are listed (with
+// their sizes, by one script) a few slots at a time, and at most `migrateDepth` MIGRATEs are
+// sent to the source at once.
 // This stage may stop with keys left (rounds ran out, aborted): the caller checks that the
 // source is empty before a slot changes owner.
+import { readFileSync } from 'node:fs';
 import type { NodeRef } from '../../core/cluster/steps.ts';
 import { ClusterCommandError, StaleObservationError } from '../../core/cluster/errors.ts';
 import { pipeline, nodeName, type NodePool } from './connection.ts';
@@ -25,10 +27,12 @@ export interface KeyMoveOptions {
   readonly signal?: AbortSignal;
 }
 
+const keysWithSizes = readFileSync(new URL('./lua/keys-with-sizes-0.lua', import.meta.url), 'utf8');
+
 const MAX_KEY_ROUNDS = 100_000;
 const MAX_IO_RETRIES = 5;
-/** Keys one GETKEYSINSLOT pipeline may list (a long listing blocks the source too). */
-const LIST_KEYS = 8_000;
+/** Keys one listing may hold: the script blocks the source while it runs (1.3 us a key here, idle). */
+const LIST_KEYS = 512;
 
 interface SlotKeys {
   readonly slot: number;
@@ -54,15 +58,20 @@ export async function moveKeys(
   for (let round = 0; pending.length > 0 && round < maxRounds; round++) {
     const again: number[] = [];
     for (let g = 0; g < pending.length; g += group) {
-      const listed = await listKeys(pool, source, pending.slice(g, g + group), o.batchKeys);
-      const work = await byBytes(pool, source, listed, o.batchBytes);
+      const { slots: listed, batches: work } = await listKeys(
+        pool,
+        source,
+        pending.slice(g, g + group),
+        o.batchKeys,
+        o.batchBytes,
+      );
       for (let i = 0; i < work.length; i += depth) {
         o.signal?.throwIfAborted();
         const started = performance.now();
         moved += await migrate(pool, source, target, work.slice(i, i + depth), o, retries);
         await pace.after(performance.now() - started);
       }
-      again.push(...listed.map((w) => w.slot));
+      again.push(...listed);
     }
     pending = again;
   }
@@ -84,60 +93,56 @@ function pacer(share: number): { after(busyMs: number): Promise<void> } {
   };
 }
 
-async function listKeys(pool: NodePool, source: NodeRef, slots: readonly number[], batch: number): Promise<SlotKeys[]> {
-  const lists = await pipeline(
-    pool,
-    source.address,
-    'GETKEYSINSLOT',
-    slots.map((s) => ['CLUSTER', 'GETKEYSINSLOT', s, batch]),
-    true,
-  );
-  const work: SlotKeys[] = [];
-  lists.forEach(([e, keys], i) => {
-    if (e) throw new ClusterCommandError('GETKEYSINSLOT', nodeName(source.address), e.message);
-    if ((keys as Buffer[]).length > 0) work.push({ slot: slots[i] as number, keys: keys as Buffer[] });
-  });
-  return work;
-}
-
 /**
- * Splits listed keys into MIGRATE batches of at most `maxBytes`. MIGRATE serializes its whole
- * batch, sends it and waits for the RESTOREs while the source serves nobody: 32 keys of 50 MB
- * would block clients for seconds and could pass the timeout. MEMORY USAGE (default sampling:
- * O(1) per key, an estimate for big collections) is asked for the whole listing in one pipeline,
- * one round trip per listing rather than per batch; a key over the limit goes alone.
+ * The keys of `slots` (up to `batch` per slot), split into MIGRATE batches of at most
+ * `maxBytes`. MIGRATE serializes its whole batch, sends it and waits for the RESTOREs while the
+ * source serves nobody: 32 keys of 50 MB would block clients for seconds and could pass the
+ * timeout. The sizes are MEMORY USAGE estimates (default sampling: O(1) per key, an estimate for
+ * big collections), asked by one script with the listing (lua/keys-with-sizes-0.lua): a
+ * MEMORY USAGE command per key cost the operator's client ten times what it cost Redis. A key
+ * over the limit goes alone.
  */
-async function byBytes(
+async function listKeys(
   pool: NodePool,
   source: NodeRef,
-  listed: readonly SlotKeys[],
+  slots: readonly number[],
+  batch: number,
   maxBytes: number,
-): Promise<SlotKeys[]> {
-  const sizes = await pipeline(
+): Promise<{ slots: number[]; batches: SlotKeys[] }> {
+  const [[error, reply] = [null, []]] = await pipeline(
     pool,
     source.address,
-    'MEMORY USAGE',
-    listed.flatMap((w) => w.keys.map((k) => ['MEMORY', 'USAGE', k])),
+    'keys with sizes',
+    [['EVAL', keysWithSizes, 0, batch, ...slots]],
+    true,
   );
+  if (error) throw new ClusterCommandError('keys with sizes', nodeName(source.address), error.message);
+  const flat = reply as (Buffer | number)[];
+  const listed: number[] = [];
   const batches: SlotKeys[] = [];
-  let at = 0;
-  for (const w of listed) {
+  for (let at = 0; at < flat.length;) {
+    const slot = Number(flat[at]);
+    const n = Number(flat[at + 1]);
+    const names = flat.slice(at + 2, at + 2 + n) as Buffer[];
+    const sizes = flat.slice(at + 2 + n, at + 2 + 2 * n) as number[];
+    at += 2 + 2 * n;
+    listed.push(slot);
     let keys: Buffer[] = [];
     let bytes = 0;
-    for (const key of w.keys) {
-      // A key gone since the listing has no size (null); MIGRATE skips it.
-      const size = Number(sizes[at++]?.[1] ?? 0) || 0;
+    names.forEach((key, i) => {
+      // A key gone since the listing has no size (-1); MIGRATE skips it.
+      const size = Math.max(0, Number(sizes[i]) || 0);
       if (keys.length > 0 && bytes + size > maxBytes) {
-        batches.push({ slot: w.slot, keys });
+        batches.push({ slot, keys });
         keys = [];
         bytes = 0;
       }
       keys.push(key);
       bytes += size;
-    }
-    if (keys.length > 0) batches.push({ slot: w.slot, keys });
+    });
+    if (keys.length > 0) batches.push({ slot, keys });
   }
-  return batches;
+  return { slots: listed, batches };
 }
 
 /** One pipeline of MIGRATE ... KEYS (one per batch); returns the keys moved. */
