@@ -94,7 +94,9 @@ export async function migrateSlots(
   // Moves go a chunk at a time, in turns: a lane takes the next chunk of the first move in line
   // whose nodes are free, and the move goes back to the end of the line. Whole moves per lane
   // left one lane alone with the last move (3 moves on 2 lanes took 2 moves' time, not 1.5).
-  const line: MoveProgress[] = moves.map((move) => ({ move, next: 0, informing: Promise.resolve() }));
+  const line: MoveProgress[] = moves
+    .filter((move) => move.slots.length > 0)
+    .map((move) => ({ move, next: 0, informing: Promise.resolve() }));
   const all = [...line];
   const busy = new Set<string>();
   const running = new Set<Promise<void>>();
