@@ -67,6 +67,8 @@ export interface LoadReport {
 
 export class ClientLoad {
   readonly last = new Map<string, string>();
+  /** When each key's last write was acknowledged, and by which node the client then held as the slot's master. */
+  private readonly acked = new Map<string, string>();
   private stopping = false;
   private readonly report: LoadReport = { ops: 0, errors: 0, mismatches: 0, samples: [] };
   private workers: Promise<void>[] = [];
@@ -149,11 +151,14 @@ export class ClientLoad {
           await this.timed(() => this.cluster.mset(a, value, b, value));
           this.last.set(a, value);
           this.last.set(b, value);
+          this.noteAck(a);
+          this.noteAck(b);
         } else {
           const key = pick();
           const value = padded(`w${version}`, this.valueBytes);
           await this.timed(() => this.cluster.set(key, value));
           this.last.set(key, value);
+          this.noteAck(key);
           const other = pick();
           const got = await this.timed(() => this.cluster.get(other));
           const expected = this.last.get(other) ?? padded('v0', this.valueBytes);
@@ -169,6 +174,11 @@ export class ClientLoad {
     }
   }
 
+  private noteAck(key: string): void {
+    const slots = (this.cluster as unknown as { slots: (string[] | undefined)[] }).slots;
+    this.acked.set(key, `${new Date().toISOString()} by ${slots[keySlot(key)]?.[0] ?? '?'}`);
+  }
+
   async stop(): Promise<LoadReport> {
     this.stopping = true;
     await Promise.all(this.workers);
@@ -182,7 +192,8 @@ export class ClientLoad {
       const values = await Promise.all(keys.map((k) => this.cluster.get(k)));
       keys.forEach((k, i) => {
         const want = this.last.get(k) ?? padded('v0', this.valueBytes);
-        if (values[i] !== want) wrong.push(`${k}=${values[i]} want ${want}`);
+        if (values[i] !== want)
+          wrong.push(`${k}=${values[i]} want ${want}${this.acked.has(k) ? ` (acked ${this.acked.get(k)})` : ''}`);
       });
     };
     for (let i = 0; i < this.keys; i += 2000)
