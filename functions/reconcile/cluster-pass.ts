@@ -6,7 +6,8 @@ import type { DefaultedSpec } from '../../shared/core/api/defaults.ts';
 import { planCluster } from '../../shared/core/cluster/plan-cluster.ts';
 import { isSafeToRestart } from '../../shared/core/cluster/restart-safety.ts';
 import { describeStep, type Step } from '../../shared/core/cluster/steps.ts';
-import { myselfOf, type Address } from '../../shared/core/cluster/topology.ts';
+import { myselfOf, type Address, type Topology } from '../../shared/core/cluster/topology.ts';
+import { guardsToLift } from '../../shared/core/cluster/write-guard.ts';
 import { toDesiredCluster } from '../../shared/core/reconcile/desired-cluster.ts';
 import type { ObservedClaim, ObservedPod } from '../../shared/core/reconcile/observed.ts';
 import type { EnginePass } from '../../shared/core/reconcile/plan-kube.ts';
@@ -17,9 +18,9 @@ import type { RotationPlan } from '../../shared/core/reconcile/rotation.ts';
 import { planCertificateReload, type CertificatePlan } from '../../shared/core/reconcile/tls-reload.ts';
 import { MONITOR_USER } from '../../shared/core/resources/monitor-user.ts';
 import { applyStep } from '../../shared/io/redis/apply.ts';
+import { command, type NodePool } from '../../shared/io/redis/connection.ts';
 import { ensureMonitorUser } from '../../shared/io/redis/monitor-user.ts';
 import { describeRotationStep, rotatePassword, type PasswordRotation } from '../../shared/io/redis/auth-rotate.ts';
-import type { NodePool } from '../../shared/io/redis/connection.ts';
 import { observe } from '../../shared/io/redis/observe.ts';
 import { observeCertificates, reloadCertificates } from '../../shared/io/redis/tls.ts';
 import type { Logger } from '../../shared/io/log.ts';
@@ -91,6 +92,9 @@ export async function runClusterPass(input: ClusterPassInput): Promise<ClusterPa
     },
     plan.progress.message,
   );
+  // 1b: lift the restart guard of nodes whose role the cluster agrees on (write-guard.ts), from
+  // this observation, before any step changes it (a migration into such a node needs its writes)
+  await liftWriteGuards(input, topology);
   // 2: apply this plan's steps, in order
   const applied: Step[] = [];
   const guard = { log: input.log, signal: input.signal, assertOwner: input.assertOwner };
@@ -170,6 +174,27 @@ export async function runClusterPass(input: ClusterPassInput): Promise<ClusterPa
     ...(rotation ? { rotation } : {}),
     ...(certificates?.pending ? { certificates } : {}),
   };
+}
+
+/** CONFIG SET min-replicas-to-write back to the spec's value where the restart guard may go. */
+async function liftWriteGuards(input: ClusterPassInput, topology: Topology): Promise<void> {
+  const wanted = Number(effectiveConfig(input.spec.config, input.spec.tls)['min-replicas-to-write'] ?? 0);
+  for (const lift of guardsToLift(topology, wanted)) {
+    try {
+      await command(input.pool, lift.address, 'CONFIG SET min-replicas-to-write', [
+        'CONFIG',
+        'SET',
+        'min-replicas-to-write',
+        String(wanted),
+      ]);
+      await input.events.normal(
+        'WriteGuardLifted',
+        `${lift.pod} takes writes without a replica again: ${lift.why} (it came back with min-replicas-to-write 1)`,
+      );
+    } catch (error) {
+      input.log.warn({ node: lift.pod, err: (error as Error).message }, 'restart guard not lifted; retrying next pass');
+    }
+  }
 }
 
 /**

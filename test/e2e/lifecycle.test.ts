@@ -6,12 +6,12 @@
 // version changes, pod and node failures and deletion; a second one shows Retain on delete.
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { startOperatorStack, type OperatorStack } from '../../infra/local/operator-stack.ts';
-import { repoRoot } from '../../infra/local/paths.ts';
+import { envDir, repoRoot } from '../../infra/local/paths.ts';
 import type { RedisCluster } from '../../shared/core/api/v1beta1.ts';
 import { NodePool } from '../../shared/io/redis/connection.ts';
 import { observe } from '../../shared/io/redis/observe.ts';
@@ -77,12 +77,34 @@ describe('knredis end to end (functions as separate processes, on the local Kube
       timeout: 120_000,
     });
   };
-  const maxmemoryPolicies = async () =>
+  /** On a lost write: each node's own line of CLUSTER NODES, and the Redis logs of the pods, kept with the environment. */
+  const keepRedisEvidence = async (): Promise<string> => {
+    const lines = await Promise.all(
+      (await alpha.pods()).map(async (p) => {
+        const node = new Redis({ host: p.ip, port: 6379, password, lazyConnect: true, maxRetriesPerRequest: 1 });
+        try {
+          const nodes = (await node.cluster('NODES')) as string;
+          return `${p.name}: ${nodes.split('\n').find((l) => l.includes('myself')) ?? '?'}`;
+        } catch (error) {
+          return `${p.name}: ${(error as Error).message}`;
+        } finally {
+          node.disconnect();
+        }
+      }),
+    );
+    const kept = join(envDir(env.name), 'logs', 'redis-at-lost-write');
+    await cp(join(envDir(env.name), 'kubelet', 'pods'), kept, {
+      recursive: true,
+      filter: (src) => !/\/(rootfs|bin|volumes)(\/|$)/.test(src),
+    }).catch(() => {});
+    return `nodes: ${lines.join(' | ')}; pod logs kept in ${kept}`;
+  };
+  const configOfNodes = async (key: string) =>
     Promise.all(
       (await alpha.pods()).map(async (p) => {
         const node = new Redis({ host: p.ip, port: 6379, password, lazyConnect: true });
         try {
-          return ((await node.config('GET', 'maxmemory-policy')) as string[])[1];
+          return ((await node.config('GET', key)) as string[])[1];
         } finally {
           node.disconnect();
         }
@@ -266,9 +288,9 @@ describe('knredis end to end (functions as separate processes, on the local Kube
     );
     await patch({ config: { 'maxmemory-policy': 'allkeys-lru' } });
     await moreReconciles(4);
-    expect(await maxmemoryPolicies(), 'while paused').to.not.include('allkeys-lru');
+    expect(await configOfNodes('maxmemory-policy'), 'while paused').to.not.include('allkeys-lru');
     await patch({ paused: false });
-    await env.waitFor(async () => (await maxmemoryPolicies()).every((v) => v === 'allkeys-lru'), {
+    await env.waitFor(async () => (await configOfNodes('maxmemory-policy')).every((v) => v === 'allkeys-lru'), {
       what: 'maxmemory-policy allkeys-lru on every node',
       timeout: 120_000,
     });
@@ -327,8 +349,10 @@ describe('knredis end to end (functions as separate processes, on the local Kube
   it('keeps serving and heals back to full shape, off the failed node, when a whole node fails', async () => {
     const rc = await alpha.get();
     const pods = await alpha.pods();
-    const victim = pods.find((p) => p.name === rc?.status?.shards?.[0]?.master?.pod)?.node ?? '';
+    const victimMaster = rc?.status?.shards?.[0]?.master?.pod ?? '';
+    const victim = pods.find((p) => p.name === victimMaster)?.node ?? '';
     const started = Date.now();
+    const marks = [`node ${victim} failed ${new Date(started).toISOString()}`];
     await env.kubelet.failNode(victim);
     try {
       await env.waitFor(
@@ -339,6 +363,7 @@ describe('knredis end to end (functions as separate processes, on the local Kube
         { what: `alpha in full shape without ${victim}`, timeout: 400_000, interval: 500 },
       );
       figures.push(['heal after a node failure', seconds(Date.now() - started)]);
+      marks.push(`full shape ${new Date().toISOString()}`);
       const healed = await alpha.get();
       const nodeOf = new Map((await alpha.pods()).map((p) => [p.name, p.node]));
       const beside = (healed?.status?.shards ?? []).flatMap((s) =>
@@ -348,13 +373,30 @@ describe('knredis end to end (functions as separate processes, on the local Kube
         beside.map((r) => r.pod),
         'replicas beside their master',
       ).to.deep.equal([]);
+      // The master came back elsewhere with its nodes.conf under the restart guard, and the
+      // operator lifted it once it was a replica: no node is left refusing writes.
+      const lifted = await env.waitFor(
+        async () => {
+          const list = JSON.parse(await kubectl('get', 'events', '-o', 'json')) as {
+            items: { reason: string; message: string }[];
+          };
+          return list.items.find((e) => e.reason === 'WriteGuardLifted' && e.message.startsWith(`${victimMaster} `));
+        },
+        { what: `the restart guard of ${victimMaster} lifted`, timeout: 120_000, interval: 500 },
+      );
+      expect(lifted.message).to.contain('it is a replica');
+      expect(await configOfNodes('min-replicas-to-write')).to.deep.equal(['0', '0', '0', '0', '0', '0']);
     } finally {
       await env.kubelet.restoreNode(victim);
+      marks.push(`node restored ${new Date().toISOString()}`);
     }
     const report = await loadSince();
+    marks.push(`load stopped ${new Date().toISOString()}`);
     expect(report.ops, 'the client kept working').to.be.greaterThan(0);
     figures.push(['client errors during the node failure', String(report.errors)]);
-    expect(await within(load!.verify(), 120_000, 'reading every key back')).to.deep.equal([]);
+    const wrong = await within(load!.verify(), 120_000, 'reading every key back');
+    if (wrong.length > 0) marks.push(await keepRedisEvidence());
+    expect(wrong, marks.join('; ')).to.deep.equal([]);
   });
 
   it('writes nothing while Ready clusters are reconciled again and again', async () => {

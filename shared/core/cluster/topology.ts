@@ -72,6 +72,8 @@ export interface NodeView {
   readonly replication: ReplicationInfo;
   readonly keys: number;
   readonly nodeTimeoutMs: number;
+  /** min-replicas-to-write: above the spec's value while the restart guard holds (write-guard.ts). */
+  readonly minReplicasToWrite?: number;
   /**
    * COUNTKEYSINSLOT for every slot that is open or uncovered somewhere (observe asks), and, on a
    * master, for every slot it holds keys of but does not own (keys a failover left behind).

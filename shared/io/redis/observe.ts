@@ -1,5 +1,5 @@
 // observe(): asks every pod's Redis what it sees (CLUSTER NODES, CLUSTER INFO, INFO
-// replication, DBSIZE, cluster-node-timeout), then counts keys of open and uncovered slots on
+// replication, DBSIZE, cluster-node-timeout, min-replicas-to-write), then counts keys of open and uncovered slots on
 // the nodes that hold keys, so the planner can tell a safe rollback from a lossy one, and
 // finds keys a master holds in slots it does not own (left by failovers during a migration).
 import type { AnnouncedAddress, PodPlacement } from '../../core/cluster/desired.ts';
@@ -38,13 +38,16 @@ export async function observe(
           ['CLUSTER', 'INFO'],
           ['INFO', 'replication'],
           ['DBSIZE'],
-          ['CONFIG', 'GET', 'cluster-node-timeout'],
+          ['CONFIG', 'GET', 'cluster-node-timeout', 'min-replicas-to-write'],
           // Always: a node may still announce what external access, now off, gave it.
           ['CONFIG', 'GET', 'cluster-announce-*'],
         ]);
         const failed = replies.find(([e]) => e);
         if (failed?.[0]) throw failed[0];
         const [nodes, info, replication, keys, timeout, announce] = replies.map(([, v]) => v);
+        const config = new Map<string, string>();
+        const pairs = (timeout as string[] | undefined) ?? [];
+        for (let i = 0; i + 1 < pairs.length; i += 2) config.set(String(pairs[i]), String(pairs[i + 1]));
         const entries = parseClusterNodes(String(nodes));
         const me = entries.find((e) => e.myself);
         if (!me) throw new Error('CLUSTER NODES has no myself line');
@@ -56,7 +59,8 @@ export async function observe(
           info: parseClusterInfo(String(info)),
           replication: parseReplicationInfo(String(replication)),
           keys: Number(keys),
-          nodeTimeoutMs: Number((timeout as string[] | undefined)?.[1] ?? 15000),
+          nodeTimeoutMs: Number(config.get('cluster-node-timeout') ?? 15000),
+          minReplicasToWrite: Number(config.get('min-replicas-to-write') ?? 0),
           keysInSlot: {},
           ...(pod.announced ? { known: pod.announced } : {}),
           announcing: announcingOf(announce as string[]),

@@ -88,8 +88,8 @@ export class ClusterHarness {
     return added;
   }
 
-  /** Restarts a pod's redis-server, on a new IP when asked, keeping its directory unless fresh. */
-  async restart(pod: FakePod, options: { newIp?: boolean; fresh?: boolean } = {}): Promise<void> {
+  /** Restarts a pod's redis-server, on a new IP when asked, keeping its directory unless fresh; `args` for this start only. */
+  async restart(pod: FakePod, options: { newIp?: boolean; fresh?: boolean; args?: string[] } = {}): Promise<void> {
     await pod.server?.kill('SIGKILL');
     let dir = pod.dir;
     if (options.fresh) {
@@ -99,7 +99,7 @@ export class ClusterHarness {
     }
     const ip = options.newIp ? this.nextAddress() : pod.placement.address.ip;
     pod.placement = { ...pod.placement, address: { ip, port: 6379 } };
-    pod.server = await startRedis({ host: ip, port: 6379, dir, args: this.args(ip) });
+    pod.server = await startRedis({ host: ip, port: 6379, dir, args: [...this.args(ip), ...(options.args ?? [])] });
   }
 
   desired(masters: number, replicasPerMaster: number, removing: string[] = []): DesiredCluster {
