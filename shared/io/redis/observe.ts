@@ -1,7 +1,8 @@
 // observe(): asks every pod's Redis what it sees (CLUSTER NODES, CLUSTER INFO, INFO
-// replication, DBSIZE, cluster-node-timeout, min-replicas-to-write), then counts keys of open and uncovered slots on
-// the nodes that hold keys, so the planner can tell a safe rollback from a lossy one, and
-// finds keys a master holds in slots it does not own (left by failovers during a migration).
+// replication, DBSIZE, cluster-node-timeout, min-replicas-to-write), then counts keys of open
+// and uncovered slots on the nodes that hold keys, so the planner can tell a safe rollback from
+// a lossy one, and finds keys a master holds in slots it does not own (left by failovers
+// during a migration).
 import type { AnnouncedAddress, PodPlacement } from '../../core/cluster/desired.ts';
 import { parseClusterNodes } from '../../core/cluster/parse-cluster-nodes.ts';
 import { parseClusterInfo, parseReplicationInfo } from '../../core/cluster/parse-info.ts';
@@ -44,9 +45,9 @@ export async function observe(
         ]);
         const failed = replies.find(([e]) => e);
         if (failed?.[0]) throw failed[0];
-        const [nodes, info, replication, keys, timeout, announce] = replies.map(([, v]) => v);
+        const [nodes, info, replication, keys, settings, announce] = replies.map(([, v]) => v);
         const config = new Map<string, string>();
-        const pairs = (timeout as string[] | undefined) ?? [];
+        const pairs = (settings as string[] | undefined) ?? [];
         for (let i = 0; i + 1 < pairs.length; i += 2) config.set(String(pairs[i]), String(pairs[i + 1]));
         const entries = parseClusterNodes(String(nodes));
         const me = entries.find((e) => e.myself);
