@@ -5,22 +5,20 @@
 // started before it existed) or holds other rules, touches nothing on a steady pass, and a
 // rotation of the default user's password leaves it logging in.
 import { expect } from 'chai';
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { access, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { access, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
-import { mapPaths } from '../../../infra/local/kubelet/path-map.ts';
 import { exporterBinary } from '../../../infra/local/paths.ts';
 import { MONITOR_USER } from '../../../shared/core/resources/monitor-user.ts';
-import { AUTH_PATH, RUN_PATH } from '../../../shared/core/resources/names.ts';
-import { AUTH_CONF, MONITOR_HASH_ENV, redisStartScript } from '../../../shared/core/resources/redis-command.ts';
+import { AUTH_CONF, MONITOR_HASH_ENV } from '../../../shared/core/resources/redis-command.ts';
 import { passwordHash } from '../../../shared/io/redis/auth.ts';
 import { NodePool } from '../../../shared/io/redis/connection.ts';
 import { ensureMonitorUser } from '../../../shared/io/redis/monitor-user.ts';
 import { counter } from '../../e2e/observe.ts';
 import { freePort, startRedis, type RedisServer } from '../../support/redis-server.ts';
+import { runStartScript } from '../../support/start-script.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
 const ADMIN = 'cluster-pa55word';
@@ -28,20 +26,11 @@ const MONITOR = 'monitor-pa55word';
 
 /** The start script's auth lines (not its exec), run by sh with paths under `dir`: the include file's path. */
 async function writeAuthConf(dir: string, monitorHash: string | undefined): Promise<string> {
-  const mappings = [
-    { mountPath: AUTH_PATH, hostPath: join(dir, 'auth') },
-    { mountPath: RUN_PATH, hostPath: join(dir, 'run') },
-  ];
-  await mkdir(join(dir, 'auth'), { recursive: true });
-  await mkdir(join(dir, 'run'), { recursive: true });
-  await writeFile(join(dir, 'auth', 'password'), ADMIN);
-  const script = redisStartScript()
-    .split('\n')
-    .filter((l) => !l.startsWith('exec '))
-    .join('\n');
-  const env = { PATH: process.env.PATH, ...(monitorHash ? { [MONITOR_HASH_ENV]: monitorHash } : {}) };
-  await promisify(execFile)('sh', ['-c', mapPaths(script, mappings)], { env });
-  return mapPaths(AUTH_CONF, mappings);
+  const at = await runStartScript(dir, {
+    password: ADMIN,
+    ...(monitorHash ? { env: { [MONITOR_HASH_ENV]: monitorHash } } : {}),
+  });
+  return at(AUTH_CONF);
 }
 
 async function asUser<T>(node: RedisServer, password: string, fn: (redis: Redis) => Promise<T>): Promise<T> {

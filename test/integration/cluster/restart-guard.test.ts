@@ -5,43 +5,29 @@
 // kubelet maps them) starts such a node with min-replicas-to-write 1, so it refuses them; the
 // reconcile lifts the guard once the node is a replica.
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
-import { mapPaths } from '../../../infra/local/kubelet/path-map.ts';
 import { keySlot } from '../../../shared/core/cluster/slots.ts';
 import { myselfOf } from '../../../shared/core/cluster/topology.ts';
 import { guardsToLift } from '../../../shared/core/cluster/write-guard.ts';
-import { GUARD_CONF, redisStartScript } from '../../../shared/core/resources/redis-command.ts';
-import { AUTH_PATH, CONFIG_PATH, DATA_PATH, RUN_PATH } from '../../../shared/core/resources/names.ts';
+import { GUARD_CONF } from '../../../shared/core/resources/redis-command.ts';
 import { command, NodePool } from '../../../shared/io/redis/connection.ts';
 import { observe } from '../../../shared/io/redis/observe.ts';
 import { converge } from '../../support/converge.ts';
+import { runStartScript } from '../../support/start-script.ts';
 import { waitFor } from '../../support/wait-for.ts';
 import { ClusterHarness, type FakePod } from './cluster-harness.ts';
 
 /** Runs the start script but its exec against `dataDir`; returns the guard include's path and text. */
-async function runStartScript(dataDir: string, redisConf = ''): Promise<{ path: string; text: string }> {
-  const dir = await mkdtemp(join(tmpdir(), 'knredis-guard-'));
-  const mappings = [
-    { mountPath: AUTH_PATH, hostPath: join(dir, 'auth') },
-    { mountPath: RUN_PATH, hostPath: join(dir, 'run') },
-    { mountPath: CONFIG_PATH, hostPath: join(dir, 'conf') },
-    { mountPath: DATA_PATH, hostPath: dataDir },
-  ];
-  for (const m of mappings.slice(0, 3)) await mkdir(m.hostPath, { recursive: true });
-  await writeFile(join(dir, 'auth', 'password'), 'pw');
-  await writeFile(join(dir, 'conf', 'redis.conf'), redisConf);
-  const script = redisStartScript()
-    .split('\n')
-    .filter((l) => !l.startsWith('exec '))
-    .join('\n');
-  await promisify(execFile)('sh', ['-c', mapPaths(script, mappings)], { env: { PATH: process.env.PATH } });
-  const path = mapPaths(GUARD_CONF, mappings);
-  return { path, text: await readFile(path, 'utf8') };
+async function runGuard(dataDir: string, redisConf = ''): Promise<{ path: string; text: string }> {
+  const at = await runStartScript(await mkdtemp(join(tmpdir(), 'knredis-guard-')), {
+    password: 'pw',
+    dataDir,
+    redisConf,
+  });
+  return { path: at(GUARD_CONF), text: await readFile(at(GUARD_CONF), 'utf8') };
 }
 
 const me = 'a'.repeat(40);
@@ -92,7 +78,7 @@ describe('restart guard: a failed-over master that comes back takes no write bef
         try {
           if (nodesConf !== undefined)
             await writeFile(join(data, 'nodes.conf'), `${nodesConf}\nvars currentEpoch 3 lastVoteEpoch 0\n`);
-          expect((await runStartScript(data, redisConf)).text).to.equal(expected);
+          expect((await runGuard(data, redisConf)).text).to.equal(expected);
         } finally {
           await rm(data, { recursive: true, force: true });
         }
@@ -153,7 +139,7 @@ describe('restart guard: a failed-over master that comes back takes no write bef
       await command(pool, replica.placement.address, 'SET', ['SET', key, 'after the failover']);
 
       // The old master comes back, as the pod's start script starts it, while its peers are silent.
-      const guard = await runStartScript(master.dir);
+      const guard = await runGuard(master.dir);
       expect(guard.text, "the start script's guard").to.equal('min-replicas-to-write 1\n');
       for (const p of harness.pods) if (p !== master) p.server?.process.kill('SIGSTOP');
       await harness.restart(master, { args: ['--include', guard.path] });
