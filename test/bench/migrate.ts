@@ -1,5 +1,6 @@
 // `npm run bench -- migrate [--keys N] [--value-bytes N] [--runners knredis,redis-cli,redis-cli-1000] [--knredis-only]
-//   [--workers N] [--baseline-s N] [--batch-keys N] [--migrate-depth N] [--chunk-slots N] [--parallel-moves N] [--busy-percent N]`:
+//   [--workers N] [--baseline-s N] [--batch-keys N] [--migrate-depth N] [--chunk-slots N] [--parallel-moves N]
+//   [--parallel-key-bytes N] [--busy-percent N]`:
 // the same data (default 1,000,000 keys) moved from 3 to 6 masters by knredis' rebalance and by
 // `redis-cli --cluster rebalance --cluster-use-empty-masters` (default pipeline, then
 // --cluster-pipeline 1000), each on a fresh cluster of real redis-server processes. An ioredis
@@ -106,6 +107,7 @@ export default async function migrate(args: string[]): Promise<BenchResult> {
     migrateDepth: flag(args, '--migrate-depth'),
     chunkSlots: flag(args, '--chunk-slots'),
     parallelMoves: flag(args, '--parallel-moves'),
+    parallelKeyBytes: flag(args, '--parallel-key-bytes'),
     busyShare: percent(args, '--busy-percent'),
   };
   const s: Settings = {

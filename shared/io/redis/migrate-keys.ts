@@ -25,6 +25,8 @@ export interface KeyMoveOptions {
   readonly maxRounds?: number;
   /** Checked between MIGRATE batches: an aborted run stops with every key on one end. */
   readonly signal?: AbortSignal;
+  /** Told the keys and bytes (MEMORY USAGE estimates) of each listing, before they move. */
+  readonly onListed?: (keys: number, bytes: number) => void;
 }
 
 const keysWithSizes = readFileSync(new URL('./lua/keys-with-sizes-0.lua', import.meta.url), 'utf8');
@@ -58,12 +60,14 @@ export async function moveKeys(
   for (let round = 0; pending.length > 0 && round < maxRounds; round++) {
     const again: number[] = [];
     for (let g = 0; g < pending.length; g += group) {
-      const { slots: listed, batches: work } = await listKeys(
-        pool,
-        source,
-        pending.slice(g, g + group),
-        o.batchKeys,
-        o.batchBytes,
+      const {
+        slots: listed,
+        batches: work,
+        bytes,
+      } = await listKeys(pool, source, pending.slice(g, g + group), o.batchKeys, o.batchBytes);
+      o.onListed?.(
+        work.reduce((n, w) => n + w.keys.length, 0),
+        bytes,
       );
       for (let i = 0; i < work.length; i += depth) {
         o.signal?.throwIfAborted();
@@ -108,7 +112,7 @@ async function listKeys(
   slots: readonly number[],
   batch: number,
   maxBytes: number,
-): Promise<{ slots: number[]; batches: SlotKeys[] }> {
+): Promise<{ slots: number[]; batches: SlotKeys[]; bytes: number }> {
   const [[error, reply] = [null, []]] = await pipeline(
     pool,
     source.address,
@@ -120,6 +124,7 @@ async function listKeys(
   const flat = reply as (Buffer | number)[];
   const listed: number[] = [];
   const batches: SlotKeys[] = [];
+  let total = 0;
   for (let at = 0; at < flat.length;) {
     const slot = Number(flat[at]);
     const n = Number(flat[at + 1]);
@@ -139,10 +144,11 @@ async function listKeys(
       }
       keys.push(key);
       bytes += size;
+      total += size;
     });
     if (keys.length > 0) batches.push({ slot, keys });
   }
-  return { slots: listed, batches };
+  return { slots: listed, batches, bytes: total };
 }
 
 /** One pipeline of MIGRATE ... KEYS (one per batch); returns the keys moved. */
