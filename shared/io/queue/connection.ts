@@ -79,12 +79,16 @@ function connect(target: QueueRedisTarget, options: RedisOptions): QueueClient {
 }
 
 function clusterOptions(options: RedisOptions, credentials: RedisOptions): ClusterOptions {
-  const { enableOfflineQueue, retryStrategy: _perNode, ...perNode } = options;
+  const { enableOfflineQueue, lazyConnect, retryStrategy: _perNode, ...perNode } = options;
   return {
-    // Per node: the commands' timeouts and retries, and the credentials.
+    // Per node: the commands' timeouts and retries, and the credentials. Not lazyConnect: a
+    // node connection must stay lazy (status "wait", which queues), or, with no offline queue,
+    // the cluster refuses every command to a node still connecting ("Connection is closed"),
+    // its own ready check first: a new client then went round reconnecting for seconds.
     redisOptions: { ...perNode, ...credentials },
     clusterRetryStrategy: retryStrategy,
     ...(enableOfflineQueue === undefined ? {} : { enableOfflineQueue }),
+    ...(lazyConnect === undefined ? {} : { lazyConnect }),
     // A failover moves the queue's slot: follow MOVED at once, and let a command wait for
     // the slot's new master instead of failing while the cluster elects it.
     retryDelayOnFailover: 100,

@@ -1,7 +1,12 @@
 import { expect } from 'chai';
 import { Cluster, type Redis } from 'ioredis';
 import { createLogger } from '../../../shared/io/log.ts';
-import { producerConnection, type QueueClient } from '../../../shared/io/queue/connection.ts';
+import {
+  producerConnection,
+  whenReady,
+  type QueueClient,
+  type QueueRedisTarget,
+} from '../../../shared/io/queue/connection.ts';
 import { createReconcileQueue, type ReconcileQueue } from '../../../shared/io/queue/reconcile-queue.ts';
 import {
   startQueueWorker,
@@ -360,6 +365,28 @@ for (const mode of ['single', 'cluster'] as const)
         fresh.disconnect();
       }
     });
+
+    if (mode === 'cluster')
+      it('makes a fresh client ready from one seed node of the cluster without going round reconnecting', async () => {
+        // The seed answers CLUSTER SLOTS; the ready check then goes to a node found there, whose
+        // connection must queue the command while it connects, not refuse it.
+        const target = redis.target as Extract<QueueRedisTarget, { mode: 'cluster' }>;
+        const fresh = Array.from({ length: 10 }, () =>
+          producerConnection({ ...target, nodes: target.nodes.slice(0, 1) }),
+        );
+        const reconnects = fresh.map((c) => {
+          let n = 0;
+          c.on('reconnecting', () => n++);
+          return () => n;
+        });
+        try {
+          await Promise.all(fresh.map((c) => whenReady(c, 60_000)));
+          expect(fresh.map((c) => c.status)).to.deep.equal(fresh.map(() => 'ready'));
+          expect(reconnects.map((n) => n())).to.deep.equal(fresh.map(() => 0));
+        } finally {
+          fresh.forEach((c) => c.disconnect());
+        }
+      });
 
     it('aborts the signal of a run whose lock could not be renewed', async () => {
       let reason: unknown;
