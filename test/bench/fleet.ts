@@ -1,5 +1,5 @@
 // `npm run bench -- fleet [--clusters 100] [--masters 3] [--replicas 1] [--rest-s 120] [--env NAME]
-//   [--probe-period-scale N] [--runs bundle|sources]`:
+//   [--probe-period-scale N] [--runs bundle|sources] [--live-heap]`:
 // a fleet of RedisClusters created at once on the local Kubernetes, the operator as separate
 // processes (event source -> ingest -> queue -> one reconcile worker). Sampled every 5 s until
 // all are Ready in full shape: how many are Ready, the queue depth, the worker's and ingest's
@@ -13,6 +13,9 @@
 // 35 ms of CPU, 4.2 cores for 600 pods, and an idle cluster-mode redis-server 0.23% of a core,
 // 1.4 cores for 600.
 // The worker's and ingest's CPU seconds are read apart from the rest, for the operator's own cost.
+// --live-heap adds what the worker holds, from a heap snapshot (live-heap.ts) of the worker with
+// one cluster and at rest; the snapshot keeps some 80 MB of native memory, so the RSS figures
+// after the first one are that much higher, and are compared with each other only.
 // The functions run the bundle the image runs (built first), or with --runs sources through tsx,
 // whose transpiled sources and source maps add some 100 MB to each process.
 import { execFileSync } from 'node:child_process';
@@ -28,6 +31,7 @@ import type { RedisCluster } from '../../shared/core/api/v1beta1.ts';
 import { fullShape } from '../e2e/observe.ts';
 import { localEnvironment, type LocalEnvironment } from '../support/local-env.ts';
 import { AuditLog, isRead, isWatch, type AuditedRequest } from './audit-log.ts';
+import { liveHeap, liveHeapNodeOptions } from './live-heap.ts';
 import { cpuSeconds, rssMb } from './proc.ts';
 import type { BenchResult } from './table.ts';
 
@@ -80,6 +84,7 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
   const restMs = Number(option(args, '--rest-s') ?? 120) * 1000;
   const probePeriodScale = Number(option(args, '--probe-period-scale') ?? 1);
   const runs = option(args, '--runs') ?? 'bundle';
+  const measureLiveHeap = args.includes('--live-heap');
   if (runs !== 'bundle' && runs !== 'sources') throw new Error(`--runs is bundle or sources, not ${runs}`);
   if (runs === 'bundle') execFileSync('npm', ['run', '-s', 'build'], { stdio: 'inherit' });
   const pods = clusters * masters * (1 + replicas);
@@ -105,6 +110,8 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
   try {
     env = await localEnvironment();
     await env.kubectl(['create', 'namespace', ns]);
+    // Heap snapshots of the worker, for what it holds (live-heap.ts), are written here.
+    const snapshots = await mkdtemp(join(tmpdir(), 'knredis-bench-fleet-heap-'));
     stack = await startOperatorStack({
       kubeconfig: env.kubeconfigPath,
       kubectl: env.kubectlPath,
@@ -113,7 +120,11 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
       webhookConfigurationName: `knredis-bench-fleet-${process.pid}`,
       onSignal: 'kill',
       runs,
-      extraEnv: { RESYNC_INTERVAL_MS: String(RESYNC_MS), RESYNC_JITTER_MS: '10000' },
+      extraEnv: {
+        RESYNC_INTERVAL_MS: String(RESYNC_MS),
+        RESYNC_JITTER_MS: '10000',
+        ...(measureLiveHeap ? { NODE_OPTIONS: liveHeapNodeOptions(snapshots) } : {}),
+      },
     });
     const audit = new AuditLog(auditPaths(env.state.dir).log);
     const list = async () =>
@@ -144,6 +155,7 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
       return Math.round(Number(/^nodejs_heap_size_used_bytes(?:\{[^}]*\})? (\S+)/m.exec(text)?.[1] ?? NaN) / 2 ** 20);
     };
     const soloWorkerHeapMb = await workerHeapMb();
+    const soloLive = measureLiveHeap ? await liveHeap(stack.pids()['worker-0']!, snapshots) : undefined;
     const depth = async () => {
       const text = await (await fetch(stack!.urls.metrics)).text();
       return Number(/^workqueue_depth\{[^}]*\} (\d+)/m.exec(text)?.[1] ?? NaN);
@@ -219,6 +231,7 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
       await sample();
     }
     const rest = (await audit.since(restFrom)).filter((r) => !isWatch(r));
+    const restLive = measureLiveHeap ? await liveHeap(stack.pids()['worker-0']!, snapshots) : undefined;
     const restMinutes = (performance.now() - restStarted) / 60_000;
     const perMinute = (who: string) => Math.round(rest.filter((r) => requester(r) === who).length / restMinutes);
     // What the worker's requests at rest are, by verb and resource: the target is about reads
@@ -277,6 +290,10 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
       restWritesPerPass,
       restWorkerRssMb: restWorkerMb,
       restWorkerHeapMb,
+      soloWorkerLiveHeapMb: soloLive?.liveMb,
+      restWorkerLiveHeapMb: restLive?.liveMb,
+      soloWorkerRssAfterSnapshotMb: soloLive?.rssMb,
+      restWorkerRssAfterSnapshotMb: restLive?.rssMb,
       restOperatorRequestsPerMin: perMinute('operator'),
       restClusterRequestsPerMin: perMinute('cluster'),
       restWorkerPerMinByKind: Object.fromEntries(
@@ -313,6 +330,20 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
               `${restWorkerMb} / ${restWorkerHeapMb}`,
               `flat: about ${soloWorkerMb} / ${soloWorkerHeapMb} (one cluster)`,
             ],
+            ...(soloLive && restLive
+              ? [
+                  [
+                    'worker live heap (a heap snapshot, after a full GC): one cluster / at rest (MB)',
+                    `${soloLive.liveMb} / ${restLive.liveMb}`,
+                    `flat: about ${soloLive.liveMb}`,
+                  ],
+                  [
+                    'worker RSS just after that snapshot: one cluster / at rest (MB)',
+                    `${soloLive.rssMb} / ${restLive.rssMb}`,
+                    "RSS above: + the first snapshot's",
+                  ],
+                ]
+              : []),
             ['ingest + dashboard RSS peak (MB)', summary.ingestRssMb, ''],
             ['queue depth peak', summary.peakQueueDepth, ''],
             ['worker API requests/s during the ramp (mean)', summary.rampWorkerRequestsPerS, ''],
