@@ -111,7 +111,7 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
     env = await localEnvironment();
     await env.kubectl(['create', 'namespace', ns]);
     // Heap snapshots of the worker, for what it holds (live-heap.ts), are written here.
-    const snapshots = await mkdtemp(join(tmpdir(), 'knredis-bench-fleet-heap-'));
+    const snapshots = measureLiveHeap ? await mkdtemp(join(tmpdir(), 'knredis-bench-fleet-heap-')) : '';
     stack = await startOperatorStack({
       kubeconfig: env.kubeconfigPath,
       kubectl: env.kubectlPath,
