@@ -1,5 +1,5 @@
 // `npm run bench -- fleet [--clusters 100] [--masters 3] [--replicas 1] [--rest-s 120] [--env NAME]
-//   [--probe-period-scale N] [--runs bundle|sources] [--live-heap]`:
+//   [--probe-period-scale N] [--runs bundle|sources] [--live-heap] [--node-options "..."]`:
 // a fleet of RedisClusters created at once on the local Kubernetes, the operator as separate
 // processes (event source -> ingest -> queue -> one reconcile worker). Sampled every 5 s until
 // all are Ready in full shape: how many are Ready, the queue depth, the worker's and ingest's
@@ -85,6 +85,8 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
   const probePeriodScale = Number(option(args, '--probe-period-scale') ?? 1);
   const runs = option(args, '--runs') ?? 'bundle';
   const measureLiveHeap = args.includes('--live-heap');
+  // Node.js options for the functions (V8's heap limits, say), to measure their effect.
+  const nodeOptions = option(args, '--node-options');
   if (runs !== 'bundle' && runs !== 'sources') throw new Error(`--runs is bundle or sources, not ${runs}`);
   if (runs === 'bundle') execFileSync('npm', ['run', '-s', 'build'], { stdio: 'inherit' });
   const pods = clusters * masters * (1 + replicas);
@@ -123,7 +125,11 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
       extraEnv: {
         RESYNC_INTERVAL_MS: String(RESYNC_MS),
         RESYNC_JITTER_MS: '10000',
-        ...(measureLiveHeap ? { NODE_OPTIONS: liveHeapNodeOptions(snapshots) } : {}),
+        ...(measureLiveHeap || nodeOptions
+          ? {
+              NODE_OPTIONS: [measureLiveHeap ? liveHeapNodeOptions(snapshots) : '', nodeOptions ?? ''].join(' ').trim(),
+            }
+          : {}),
       },
     });
     const audit = new AuditLog(auditPaths(env.state.dir).log);
@@ -304,7 +310,7 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
     return {
       tables: [
         {
-          title: `${clusters} RedisClusters ${masters}x${replicas} (${pods} redis-server processes) applied at once; one worker (${runs})${reuse ? '' : `; probes every period x ${probePeriodScale}`}`,
+          title: `${clusters} RedisClusters ${masters}x${replicas} (${pods} redis-server processes) applied at once; one worker (${runs}${nodeOptions ? `, node ${nodeOptions}` : ''})${reuse ? '' : `; probes every period x ${probePeriodScale}`}`,
           columns: ['what', 'value', 'target'],
           rows: [
             ['one cluster alone: Ready (s) / worker RSS (MB)', `${soloS} / ${soloWorkerMb}`, 'the baseline'],
