@@ -114,6 +114,9 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
     await env.kubectl(['create', 'namespace', ns]);
     // Heap snapshots of the worker, for what it holds (live-heap.ts), are written here.
     const snapshots = measureLiveHeap ? await mkdtemp(join(tmpdir(), 'knredis-bench-fleet-heap-')) : '';
+    const functionsNodeOptions = [measureLiveHeap && liveHeapNodeOptions(snapshots), nodeOptions]
+      .filter(Boolean)
+      .join(' ');
     stack = await startOperatorStack({
       kubeconfig: env.kubeconfigPath,
       kubectl: env.kubectlPath,
@@ -125,11 +128,7 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
       extraEnv: {
         RESYNC_INTERVAL_MS: String(RESYNC_MS),
         RESYNC_JITTER_MS: '10000',
-        ...(measureLiveHeap || nodeOptions
-          ? {
-              NODE_OPTIONS: [measureLiveHeap ? liveHeapNodeOptions(snapshots) : '', nodeOptions ?? ''].join(' ').trim(),
-            }
-          : {}),
+        ...(functionsNodeOptions ? { NODE_OPTIONS: functionsNodeOptions } : {}),
       },
     });
     const audit = new AuditLog(auditPaths(env.state.dir).log);
