@@ -15,6 +15,17 @@ export interface PodInfo {
   terminating: boolean;
 }
 
+/** The component the operator's Events name (functions/reconcile/events.ts). */
+const OPERATOR = 'knredis';
+
+interface KubeObject {
+  kind: string;
+  metadata: { name: string; resourceVersion: string };
+  reason?: string;
+  reportingComponent?: string;
+  source?: { component?: string };
+}
+
 export class ClusterView {
   private readonly custom: CustomObjectsApi;
   private readonly core: CoreV1Api;
@@ -92,13 +103,25 @@ export class ClusterView {
     return Buffer.from(secret.data.password, 'base64').toString();
   }
 
-  /** kind/name -> resourceVersion of everything in the namespace a reconcile could write. */
+  /**
+   * kind/name -> resourceVersion of everything in the namespace a reconcile could write. Events
+   * count only when the operator reported them: the controller-manager writes its own (a
+   * Service's FailedToUpdateEndpointSlices, retried with backoff), and those are not the
+   * operator's writes.
+   */
   async resourceVersions(): Promise<Record<string, string>> {
-    const list = await this.json<{ items: { kind: string; metadata: { name: string; resourceVersion: string } }[] }>([
+    const list = await this.json<{ items: KubeObject[] }>([
       'get',
       'redisclusters,statefulsets,configmaps,secrets,services,poddisruptionbudgets,persistentvolumeclaims,pods,events',
     ]);
-    return Object.fromEntries(list.items.map((o) => [`${o.kind}/${o.metadata.name}`, o.metadata.resourceVersion]));
+    return Object.fromEntries(
+      list.items
+        .filter((o) => o.kind !== 'Event' || o.reportingComponent === OPERATOR || o.source?.component === OPERATOR)
+        .map((o) => [
+          `${o.kind}/${o.metadata.name}${o.kind === 'Event' ? ` (${o.reason})` : ''}`,
+          o.metadata.resourceVersion,
+        ]),
+    );
   }
 
   /** Names of the objects of `kinds` (comma-separated) labelled for this cluster. */
