@@ -21,8 +21,8 @@ npm_dir=$(cd "$(dirname "$(readlink -f "$(command -v npm)")")/.." && pwd) || die
 [ -f "$npm_dir/package.json" ] || die "npm's package folder was not found beside $(command -v npm)"
 need mmdebstrap podman
 
-# The cache key: Node's version and this script's content (a change here rebuilds the base).
-key="bookworm-node-${node_version#v}-$(sha256sum "$0" | cut -c1-12)"
+# The cache key: Node's version and the scripts' content (a change here rebuilds the base).
+key="bookworm-node-${node_version#v}-$(cat "$0" "$here/image-common.sh" | sha256sum | cut -c1-12)"
 root=$(cache_root "image-base-bookworm-node-${node_version#v}")
 tarball="$root/rootfs.tar"
 
@@ -31,31 +31,17 @@ if [ "$(podman image inspect --format '{{index .Labels "knredis.base"}}' "$BASE_
   exit 0
 fi
 
-mkdir -p "$root"
-exec 9>"$root/.build.lock"
-flock 9
+build_lock "$root"
 started=$SECONDS
-if [ ! -f "$tarball" ] || [ "$(cat "$root/key" 2>/dev/null)" != "$key" ]; then
-  say "mmdebstrap bookworm minbase + ca-certificates, Node $node_version and npm $(npm --version) from this machine"
-  rm -rf "$tarball.tmp"
-  # Documentation, manual pages and translations are left out, as the slim image leaves them.
-  mmdebstrap --mode=root --format=tar --variant=minbase --include=ca-certificates \
-    --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-exclude=/usr/share/man/*' \
-    --dpkgopt='path-exclude=/usr/share/locale/*' --dpkgopt='path-exclude=/usr/share/info/*' \
-    --customize-hook="copy-in $node_bin /usr/local/bin" \
-    --customize-hook="mkdir -p \"\$1/usr/local/lib/node_modules\"" \
-    --customize-hook="copy-in $npm_dir /usr/local/lib/node_modules" \
-    --customize-hook='ln -s ../lib/node_modules/npm/bin/npm-cli.js "$1/usr/local/bin/npm"' \
-    --customize-hook='ln -s ../lib/node_modules/npm/bin/npx-cli.js "$1/usr/local/bin/npx"' \
-    --customize-hook='chroot "$1" groupadd --gid 1000 node' \
-    --customize-hook='chroot "$1" useradd --uid 1000 --gid node --shell /bin/bash --create-home node' \
-    bookworm "$tarball.tmp" >"$root/mmdebstrap.log" 2>&1 || {
-    tail -20 "$root/mmdebstrap.log" >&2
-    die "mmdebstrap failed (the whole log: $root/mmdebstrap.log)"
-  }
-  mv "$tarball.tmp" "$tarball"
-  echo "$key" >"$root/key"
-fi
+bookworm_rootfs "$root" "$key" "ca-certificates, Node $node_version and npm $(npm --version) from this machine" \
+  --include=ca-certificates \
+  --customize-hook="copy-in $node_bin /usr/local/bin" \
+  --customize-hook="mkdir -p \"\$1/usr/local/lib/node_modules\"" \
+  --customize-hook="copy-in $npm_dir /usr/local/lib/node_modules" \
+  --customize-hook='ln -s ../lib/node_modules/npm/bin/npm-cli.js "$1/usr/local/bin/npm"' \
+  --customize-hook='ln -s ../lib/node_modules/npm/bin/npx-cli.js "$1/usr/local/bin/npx"' \
+  --customize-hook='chroot "$1" groupadd --gid 1000 node' \
+  --customize-hook='chroot "$1" useradd --uid 1000 --gid node --shell /bin/bash --create-home node'
 
 say "importing $tarball as $BASE_IMAGE"
 podman import --quiet \
