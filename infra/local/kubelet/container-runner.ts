@@ -159,7 +159,7 @@ export class ContainerRunner {
     const terminated = {
       kind: 'terminated' as const,
       exitCode,
-      reason,
+      reason: exit.reason ?? reason,
       startedAt: proc.startedAt,
       finishedAt: exit.at,
       ...(signal !== undefined ? { signal } : {}),

@@ -10,6 +10,8 @@ export interface ProcessExit {
   readonly code: number | null;
   readonly signal: NodeJS.Signals | null;
   readonly signalNumber?: number;
+  /** The runtime's reason, when it knows better than the exit code (a container's OOMKilled). */
+  readonly reason?: string;
   readonly at: number;
 }
 
@@ -76,18 +78,33 @@ export function startProcess(plan: ProcessPlan, logFile: string, pidFile: string
   };
 }
 
+export interface Completion {
+  readonly exitCode: number;
+  readonly timedOut: boolean;
+  /** The first 4 KiB of its output, stdout and stderr as they came. */
+  readonly output: string;
+}
+
 /** Runs a short command (exec probe, preStop) to completion within timeoutMs. */
-export function runToCompletion(
-  plan: ProcessPlan,
-  timeoutMs: number,
-): Promise<{ exitCode: number; timedOut: boolean; output: string }> {
+export function runToCompletion(plan: ProcessPlan, timeoutMs: number): Promise<Completion> {
+  const child = spawn(plan.program, [...plan.args], {
+    cwd: plan.cwd,
+    env: { ...plan.env },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return completionOf(child, timeoutMs, () => {
+    try {
+      process.kill(-(child.pid ?? 0), 'SIGKILL');
+    } catch {
+      child.kill('SIGKILL');
+    }
+  });
+}
+
+/** A child's exit code and output; `kill` ends it once timeoutMs have passed. */
+export function completionOf(child: ChildProcess, timeoutMs: number, kill: () => void): Promise<Completion> {
   return new Promise((resolve) => {
-    const child = spawn(plan.program, [...plan.args], {
-      cwd: plan.cwd,
-      env: { ...plan.env },
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
     let output = '';
     const keep = (chunk: Buffer) => {
       if (output.length < 4096) output += chunk.toString('utf8');
@@ -97,11 +114,7 @@ export function runToCompletion(
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      try {
-        process.kill(-(child.pid ?? 0), 'SIGKILL');
-      } catch {
-        child.kill('SIGKILL');
-      }
+      kill();
     }, timeoutMs);
     child.once('error', () => {
       clearTimeout(timer);
