@@ -3,7 +3,8 @@
 //          already up); returns, it keeps running; --zones gives node i its zone (default
 //          round-robin over 3); --audit has the API server write logs/audit.log (benchmarks
 //          count requests with it); --knative installs Knative's CRDs and runs its webhooks
-//          (infra/local/knative/)
+//          (infra/local/knative/); --runtime container runs the pods as OCI containers (podman)
+//          at 10.X addresses instead of processes at 127.X (kubelet/README.md)
 //   down   [--name N] [--purge]     stop every process it started; --purge also drops certs and logs
 //   status [--name N] [--json]      where it is; --json prints one JSON object (DESIGN.md contract)
 import { parseArgs } from 'node:util';
@@ -20,6 +21,7 @@ const { positionals, values } = parseArgs({
     purge: { type: 'boolean', default: false },
     audit: { type: 'boolean', default: false },
     knative: { type: 'boolean', default: false },
+    runtime: { type: 'string', default: 'process' },
   },
 });
 const name = values.name;
@@ -34,12 +36,16 @@ async function main(): Promise<void> {
         throw new Error(`--nodes must be a whole number in 1..254, not '${values.nodes}'`);
       console.log(`local:up '${name}': starting`);
       const zones = values.zones.split(',').filter(Boolean);
+      const runtime = values.runtime;
+      if (runtime !== 'process' && runtime !== 'container')
+        throw new Error(`--runtime must be process or container, not '${runtime}'`);
       const env = await startEnvironment({
         name,
         nodes,
         zones,
         audit: values.audit,
         knative: values.knative,
+        runtime,
         progress: (line) => console.log(`  [${elapsed()}] ${line}`),
       });
       console.log(env.alreadyUp ? `'${name}' is already up` : `'${name}' is up after ${elapsed()}`);
@@ -61,7 +67,7 @@ async function main(): Promise<void> {
     }
     default:
       console.error(
-        'usage: tsx infra/local/cli.ts up|down|status [--name N] [--nodes N] [--zones a,b,...] [--knative] [--json] [--purge]',
+        'usage: tsx infra/local/cli.ts up|down|status [--name N] [--nodes N] [--zones a,b,...] [--knative] [--runtime process|container] [--json] [--purge]',
       );
       process.exitCode = 2;
   }

@@ -54,6 +54,8 @@ export interface StartOptions {
   probePeriodScale?: number;
   /** Kubernetes' default node-failure timings, not this environment's fast ones (control-plane.ts). */
   standardNodeTimings?: boolean;
+  /** How the kubelet runs pods: processes at 127.X (default) or OCI containers at 10.X (kubelet/README.md). */
+  runtime?: 'process' | 'container';
 }
 
 export async function startEnvironment(options: StartOptions): Promise<Environment> {
@@ -102,6 +104,7 @@ export async function startEnvironment(options: StartOptions): Promise<Environme
       processes: {},
     };
     if (options.loopbackServices || options.knative) state.serviceCidr = loopbackServiceCidr(state.podIpPrefix);
+    if (options.runtime === 'container') state.containerRuntime = true;
     await writeState(state);
     return { ...state, alreadyUp: false };
   });
@@ -116,6 +119,7 @@ export async function startEnvironment(options: StartOptions): Promise<Environme
       audit: options.audit ?? false,
       probePeriodScale: options.probePeriodScale ?? 1,
       standardNodeTimings: options.standardNodeTimings ?? false,
+      runtime: state.containerRuntime ? 'container' : 'process',
     });
     return { ...(options.knative ? await installKnative(name, progress) : booted), alreadyUp: false };
   } catch (error) {
@@ -147,7 +151,14 @@ async function boot(
     audit,
     probePeriodScale,
     standardNodeTimings,
-  }: { zones: readonly string[]; audit: boolean; probePeriodScale: number; standardNodeTimings: boolean },
+    runtime,
+  }: {
+    zones: readonly string[];
+    audit: boolean;
+    probePeriodScale: number;
+    standardNodeTimings: boolean;
+    runtime: 'process' | 'container';
+  },
 ): Promise<EnvState> {
   const { dir, ports } = state;
   // 2: certificates and kubeconfigs.
@@ -225,6 +236,7 @@ async function boot(
             state.name,
             ...(zones.length > 0 ? ['--zones', zones.join(',')] : []),
             ...(probePeriodScale > 1 ? ['--probe-period-scale', String(probePeriodScale)] : []),
+            ...(runtime === 'container' ? ['--runtime', 'container'] : []),
           ],
         ],
         repoRoot,

@@ -54,6 +54,8 @@ export interface EnvState {
   processes: Partial<Record<Component, ProcessRecord>>;
   /** --service-cluster-ip-range when not the default 10.0.0.0/24 (a loopback range: Knative). */
   serviceCidr?: string;
+  /** Pods run as OCI containers on the podman network knredis-<name> (kubelet/podman-runtime.ts). */
+  containerRuntime?: boolean;
   /** Set once Knative's CRDs and webhooks are installed (infra/local/knative/install.ts). */
   knative?: { version: string; webhooks: Record<string, { clusterIP: string; port: number }> };
 }

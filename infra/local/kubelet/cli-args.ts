@@ -5,6 +5,8 @@
 //   [--probe-period-scale 1] (every probe runs that many times less often than its pod asks,
 //   and may take that many times longer: a fleet of pods on a few cores; a real node runs its
 //   own pods' probes on its own CPUs)
+//   [--runtime process|container] (process: pods as processes at 127.X addresses; container: pods
+//   as OCI containers on the environment's own podman network 10.X.0.0/16, podman-runtime.ts)
 import { parsePrefix } from './ip-allocation.ts';
 
 export interface KubeletSettings {
@@ -22,10 +24,11 @@ export interface KubeletSettings {
   readonly zones: readonly string[];
   /** Probes run every periodSeconds x this (1: as the pod asks). */
   readonly probePeriodScale: number;
+  readonly runtime: 'process' | 'container';
 }
 
 export const usage =
-  'usage: kubelet --kubeconfig <path> --state-dir <dir> --nodes <N> --pod-ip-prefix 127.X --control-port <port> [--heartbeat-ms 1000] [--backoff-base-ms 1000] [--backoff-cap-ms 10000] [--log-level info] [--env-name local] [--zones a,b,...] [--probe-period-scale 1]';
+  'usage: kubelet --kubeconfig <path> --state-dir <dir> --nodes <N> --pod-ip-prefix 127.X --control-port <port> [--heartbeat-ms 1000] [--backoff-base-ms 1000] [--backoff-cap-ms 10000] [--log-level info] [--env-name local] [--zones a,b,...] [--probe-period-scale 1] [--runtime process|container]';
 
 export function parseArgs(argv: readonly string[]): KubeletSettings {
   const values = new Map<string, string>();
@@ -50,6 +53,7 @@ export function parseArgs(argv: readonly string[]): KubeletSettings {
     'env-name',
     'zones',
     'probe-period-scale',
+    'runtime',
   ];
   for (const flag of values.keys()) if (!known.includes(flag)) throw new Error(`unknown flag --${flag}; ${usage}`);
   const required = (flag: string) => {
@@ -77,5 +81,11 @@ export function parseArgs(argv: readonly string[]): KubeletSettings {
     envName: values.get('env-name') ?? 'local',
     zones: Object.freeze((values.get('zones') ?? '').split(',').filter(Boolean)),
     probePeriodScale: int('probe-period-scale', 1, 1, 60),
+    runtime: runtimeOf(values.get('runtime') ?? 'process'),
   });
+}
+
+function runtimeOf(text: string): KubeletSettings['runtime'] {
+  if (text === 'process' || text === 'container') return text;
+  throw new Error(`--runtime must be process or container, got "${text}"`);
 }

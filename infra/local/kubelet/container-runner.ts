@@ -2,19 +2,38 @@
 // status reports. The pod worker decides when to start it; this keeps the bookkeeping.
 import type { V1Container } from '@kubernetes/client-node';
 import type { Logger } from '../../../shared/io/log.ts';
-import { planExec, type ProcessPlan } from './process-plan.ts';
-import { runToCompletion, startProcess, type ProcessExit, type RunningProcess } from './process-runner.ts';
+import type { Exec, ProcessExit, RunningProcess } from './process-runner.ts';
 import { Prober } from './probes.ts';
 import { exitOf, restartDelay, shouldRestart, type BackoffSettings } from './restart-policy.ts';
 import type { ContainerState, ContainerView } from './status.ts';
-import type { PathMapping } from './path-map.ts';
+
+/** How a container runs, from its pod's runtime: a process on the host, or an OCI container. */
+export interface Launch {
+  /** Starts it; rejects with a reason and message when the runtime cannot (no such image...). */
+  readonly start: () => Promise<RunningProcess>;
+  /** Runs a command beside it: exec probes and the preStop hook. */
+  readonly exec: Exec;
+  /** What runs, for the log. */
+  readonly program: string;
+}
+
+/** Why a container could not start, as its status says it (Waiting). */
+export class StartRefused extends Error {
+  constructor(
+    readonly reason: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** How long a container that could not start waits before the next try. */
+const refusedRetryMs = 5000;
 
 export interface RunnerContext {
   readonly log: Logger;
   readonly restartPolicy: string;
   readonly backoff: BackoffSettings;
-  readonly logFile: string;
-  readonly pidFile: string;
   /** Something changed that the pod status or the pod worker cares about. */
   readonly onChange: () => void;
 }
@@ -32,8 +51,9 @@ export class ContainerRunner {
   private probers: Prober[] = [];
   private readiness: Prober | undefined;
   private startup: Prober | undefined;
-  private plan: ProcessPlan | undefined;
-  private mappings: readonly PathMapping[] = [];
+  private exec: Exec | undefined;
+  /** A start is under way (the runtime has not answered yet). */
+  private starting = false;
 
   constructor(
     readonly spec: V1Container,
@@ -70,7 +90,12 @@ export class ContainerRunner {
 
   canStart(now: number): boolean {
     return (
-      !this.halted && !this.running && now >= this.nextStartAt && !this.finished && !(this.isInit && this.succeeded)
+      !this.halted &&
+      !this.starting &&
+      !this.running &&
+      now >= this.nextStartAt &&
+      !this.finished &&
+      !(this.isInit && this.succeeded)
     );
   }
 
@@ -79,21 +104,39 @@ export class ContainerRunner {
     this.nextStartAt = Date.now() + retryAfterMs;
   }
 
-  start(plan: ProcessPlan, mappings: readonly PathMapping[], podIP: string): void {
+  async start(launch: Launch, podIP: string): Promise<void> {
     // The pod began terminating or its node failed while this start was being prepared.
     if (this.halted) return;
-    this.plan = plan;
-    this.mappings = mappings;
+    this.starting = true;
+    let proc: RunningProcess;
+    try {
+      proc = await launch.start();
+    } catch (error) {
+      const refused = error instanceof StartRefused ? error : new StartRefused('RunContainerError', String(error));
+      this.ctx.log.warn(
+        { container: this.name, reason: refused.reason, err: refused.message },
+        'container not started',
+      );
+      this.wait(refused.reason, refused.message, refusedRetryMs);
+      return;
+    } finally {
+      this.starting = false;
+    }
+    this.exec = launch.exec;
     if (this.hasRun) this.restartCount++;
     this.hasRun = true;
-    const proc = startProcess(plan, this.ctx.logFile, this.ctx.pidFile);
     this.process = proc;
     this.state = { kind: 'running', startedAt: proc.startedAt };
     this.ctx.log.info(
-      { container: this.name, pid: proc.pid, program: plan.program, restartCount: this.restartCount },
+      { container: this.name, pid: proc.pid, program: launch.program, restartCount: this.restartCount },
       'container started',
     );
     void proc.exited.then((exit) => this.onExit(proc, exit));
+    // Halted while the runtime was starting it: stop() found nothing to stop.
+    if (this.halted) {
+      proc.signal('SIGKILL');
+      return;
+    }
     if (!this.isInit) this.startProbes(podIP);
   }
 
@@ -105,8 +148,8 @@ export class ContainerRunner {
     if (!proc || !proc.isAlive()) return;
     const deadline = Date.now() + graceMs;
     const preStop = this.spec.lifecycle?.preStop?.exec?.command;
-    if (runPreStop && preStop && this.plan && graceMs > 0) {
-      const result = await runToCompletion(planExec(preStop, this.plan, this.mappings), graceMs);
+    if (runPreStop && preStop && this.exec && graceMs > 0) {
+      const result = await this.exec(preStop, graceMs);
       this.ctx.log.info(
         { container: this.name, exitCode: result.exitCode, timedOut: result.timedOut },
         'preStop hook ran',
@@ -141,7 +184,7 @@ export class ContainerRunner {
       started: this.started,
       restartCount: this.restartCount,
       ...(this.lastTerminated ? { lastTerminated: this.lastTerminated } : {}),
-      ...(this.process ? { containerID: `local://${this.process.pid}` } : {}),
+      ...(this.process ? { containerID: this.process.containerID ?? `local://${this.process.pid}` } : {}),
     };
   }
 
@@ -181,7 +224,9 @@ export class ContainerRunner {
   }
 
   private startProbes(podIP: string): void {
-    const target = { podIP, container: this.spec, plan: this.plan as ProcessPlan, mappings: this.mappings };
+    const exec = this.exec;
+    if (!exec) return;
+    const target = { podIP, container: this.spec, exec };
     const onLiveness = (alive: boolean) => {
       if (alive || this.halted) return;
       this.ctx.log.warn({ container: this.name }, 'liveness probe failed; restarting the container');

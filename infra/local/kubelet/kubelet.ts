@@ -1,4 +1,5 @@
-// The local kubelet: nodes with leases, pods as processes, a hostPath provisioner, node ports
+// The local kubelet: nodes with leases, pods as processes or as OCI containers (--runtime), a
+// hostPath provisioner, node ports
 // and load balancers (service-proxy.ts), and the control API for tests (faults: crashes,
 // frozen pods, failed or silent nodes, partitions), started and stopped together.
 import { execFileSync } from 'node:child_process';
@@ -16,6 +17,8 @@ import { ObjectCache } from './object-cache.ts';
 import { localNodes } from './node-spec.ts';
 import { cut, heal, partitionTag } from './partition.ts';
 import { PodManager } from './pod-manager.ts';
+import type { PodRuntime } from './pod-worker.ts';
+import { ensureNetwork, removeEnvironment } from './podman-runtime.ts';
 import { killLeftovers } from './process-runner.ts';
 import { Provisioner } from './provisioner.ts';
 import { ServiceProxy } from './service-proxy.ts';
@@ -42,6 +45,7 @@ export async function startKubelet(settings: KubeletSettings, log: Logger): Prom
   const tag = partitionTag(settings.envName);
   // Rules an earlier kubelet of this environment left (it was killed before it could heal).
   await heal(tag);
+  const runtime = await startRuntime(settings, log);
   const failed = new Set<string>();
   const objects = new ObjectCache(clients, log.child({ part: 'objects' }));
   const pods = new PodManager({
@@ -50,10 +54,11 @@ export async function startKubelet(settings: KubeletSettings, log: Logger): Prom
     log,
     stateDir,
     nodes: new Map(nodes.map((n) => [n.name, n.address])),
-    allocator: new IpAllocator(settings.podIpPrefix, stateDir),
+    allocator: new IpAllocator(runtime.podPrefix, stateDir),
     backoff: { baseMs: settings.backoffBaseMs, capMs: settings.backoffCapMs },
     binaries,
     probePeriodScale: settings.probePeriodScale,
+    runtime: runtime.pods,
   });
   const agent = new NodeAgent(clients, log, nodes, {
     heartbeatMs: settings.heartbeatMs,
@@ -83,6 +88,9 @@ export async function startKubelet(settings: KubeletSettings, log: Logger): Prom
         return true;
       },
       partition(groups) {
+        // Traffic between containers crosses the bridge, not the host's INPUT chain.
+        if (runtime.pods.kind === 'container')
+          throw new Error('partitions are not supported with --runtime container yet');
         const addressOf = (member: string) => {
           if (!member.includes('/')) return member;
           const [namespace = '', name = ''] = member.split('/');
@@ -130,8 +138,27 @@ export async function startKubelet(settings: KubeletSettings, log: Logger): Prom
       await objects.stop();
       await control.close();
       await heal(tag);
+      if (runtime.pods.kind === 'container') await removeEnvironment(settings.envName);
     },
   };
+}
+
+/**
+ * The pods' runtime and address prefix. Containers get the environment's own podman network,
+ * 10.X.0.0/16 for the environment's 127.X: outside the loopback range, which EndpointSlices
+ * refuse. Pods an earlier kubelet of this environment left are removed first.
+ */
+async function startRuntime(
+  settings: KubeletSettings,
+  log: Logger,
+): Promise<{ readonly pods: PodRuntime; readonly podPrefix: string }> {
+  if (settings.runtime === 'process') return { pods: { kind: 'process' }, podPrefix: settings.podIpPrefix };
+  const podPrefix = `10.${settings.podIpPrefix.split('.')[1]}`;
+  const network = `knredis-${settings.envName}`;
+  await removeEnvironment(settings.envName);
+  const { gateway } = await ensureNetwork({ name: network, subnet: `${podPrefix}.0.0/16`, env: settings.envName });
+  log.info({ network, subnet: `${podPrefix}.0.0/16`, gateway }, 'pods run as containers');
+  return { pods: { kind: 'container', network, env: settings.envName }, podPrefix };
 }
 
 function which(command: string): string {

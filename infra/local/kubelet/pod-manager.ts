@@ -19,6 +19,7 @@ export interface PodManagerOptions {
   readonly backoff: BackoffSettings;
   readonly binaries: WorkerDeps['binaries'];
   readonly probePeriodScale: number;
+  readonly runtime: WorkerDeps['runtime'];
 }
 
 export interface PodInfo {
@@ -128,6 +129,7 @@ export class PodManager {
         backoff: this.options.backoff,
         binaries: this.options.binaries,
         probePeriodScale: this.options.probePeriodScale,
+        runtime: this.options.runtime,
         allocate: (id) => this.options.allocator.allocate(id),
         release: (id) => this.options.allocator.release(id),
         onFinished: () => this.forget(uid),

@@ -7,17 +7,30 @@ import { mkdir, writeFile, chmod } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { V1ConfigMap, V1Container, V1Pod, V1Secret } from '@kubernetes/client-node';
 import type { Logger } from '../../../shared/io/log.ts';
-import { ContainerRunner } from './container-runner.ts';
+import { ContainerRunner, StartRefused, type Launch } from './container-runner.ts';
+import { planContainer } from './container-plan.ts';
+import { applyFsGroup } from './fs-group.ts';
 import { referencedSources, resolveEnv } from './env.ts';
 import { describe, isNotFound, strategicMerge, type KubeClients } from './kube.ts';
 import type { ObjectSource } from './object-cache.ts';
 import { scaleProbes } from './probes.ts';
-import { planProcess, podRedisArgs } from './process-plan.ts';
+import { planExec, planProcess, podRedisArgs, type ProcessPlan } from './process-plan.ts';
+import { ENV_LABEL, createSandbox, execInContainer, removeSandbox, startContainer } from './podman-runtime.ts';
+import { runToCompletion, startProcess } from './process-runner.ts';
+import type { PathMapping } from './path-map.ts';
 import type { BackoffSettings } from './restart-policy.ts';
 import { computeStatus, statusSignature } from './status.ts';
 import { mountMappings, prepareVolumes, removePodDir } from './volumes.ts';
 
+/**
+ * How the kubelet runs pods: as processes on the host at 127.X addresses, or as OCI containers
+ * (podman-runtime.ts), each pod on the environment's network with its own namespace.
+ */
+export type PodRuntime =
+  { readonly kind: 'process' } | { readonly kind: 'container'; readonly network: string; readonly env: string };
+
 export interface WorkerDeps {
+  readonly runtime: PodRuntime;
   readonly clients: KubeClients;
   /** The ConfigMaps and Secrets of volumes and env (watched, object-cache.ts). */
   readonly objects: ObjectSource;
@@ -51,6 +64,8 @@ export class PodWorker {
   private readonly init: ContainerRunner[];
   private readonly main: ContainerRunner[];
   private podIP: string | undefined;
+  /** The pod's sandbox (container runtime), once made. */
+  private sandbox: string | undefined;
   private hostDirs: Map<string, string> | undefined;
   private volumesAt = 0;
   /** What the volumes were made from: the namespace's objects' generation and the pod's resourceVersion. */
@@ -79,8 +94,6 @@ export class PodWorker {
         restartPolicy,
         backoff: deps.backoff,
         onChange: () => this.kick(),
-        logFile: join(this.podDir, 'logs', `${c.name}.log`),
-        pidFile: join(this.podDir, 'pids', `${c.name}.pid`),
       });
     this.init = (pod.spec?.initContainers ?? []).map((c) => runner(c, true));
     this.main = (pod.spec?.containers ?? []).map((c) => runner(c, false));
@@ -181,15 +194,17 @@ export class PodWorker {
     if ((phase === 'Succeeded' || phase === 'Failed') && !this.containers.some((c) => c.running)) return;
     // 3: address and volumes.
     this.podIP ??= this.deps.allocate(this.uid);
+    if (this.deps.runtime.kind === 'container' && !this.sandbox) await this.createSandbox(this.deps.runtime);
     const now = Date.now();
     const from = `${this.deps.objects.generation(this.namespace)}/${this.pod.metadata?.resourceVersion ?? ''}`;
     if (!this.hostDirs || from !== this.volumesFrom || now - this.volumesAt > refreshVolumesEveryMs) {
-      if (!this.hostDirs) await this.writeShims();
+      if (!this.hostDirs && this.deps.runtime.kind === 'process') await this.writeShims();
       const volumes = await prepareVolumes(this.deps.clients, this.deps.objects, this.pod, this.podDir, this.hostDirs);
       if (!volumes.ok) {
         for (const c of this.containers) if (!c.running) c.wait(volumes.reason, volumes.message, 0);
         return this.writeStatus();
       }
+      if (this.deps.runtime.kind === 'container') await applyFsGroup(this.pod, volumes.hostDirs);
       this.hostDirs = volumes.hostDirs;
       this.volumesAt = now;
       this.volumesFrom = from;
@@ -207,20 +222,67 @@ export class PodWorker {
     if (!env.ok) return c.wait('CreateContainerConfigError', env.message, 2000);
     const mappings = mountMappings(c.spec, hostDirs);
     const podIP = this.podIP ?? '';
-    const rootDir = join(this.podDir, 'rootfs', c.name);
+    const logFile = join(this.podDir, 'logs', `${c.name}.log`);
+    if (this.deps.runtime.kind === 'container') {
+      return c.start(this.containerLaunch(c, env.env, mappings, logFile), podIP);
+    }
     const planned = planProcess({
       container: c.spec,
       podIP,
       env: env.env,
       mappings,
-      rootDir,
+      rootDir: join(this.podDir, 'rootfs', c.name),
       shimDir: join(this.podDir, 'bin'),
       hostPath: process.env.PATH ?? '/usr/bin:/bin',
       // Looked for at each start: a build finished after the kubelet started counts.
       redisExporter: existsSync(this.deps.binaries.redisExporter) ? this.deps.binaries.redisExporter : undefined,
     });
     if (!planned.ok) return c.wait(planned.reason, planned.message, 5000);
-    c.start(planned.plan, mappings, podIP);
+    return c.start(processLaunch(planned.plan, mappings, logFile, join(this.podDir, 'pids', `${c.name}.pid`)), podIP);
+  }
+
+  /** The container in the pod's sandbox, from its image. */
+  private containerLaunch(
+    c: ContainerRunner,
+    env: Readonly<Record<string, string>>,
+    mappings: readonly PathMapping[],
+    logFile: string,
+  ): Launch {
+    const sandbox = this.sandbox ?? '';
+    const name = `${sandbox}_${c.name}`;
+    const plan = planContainer({ pod: this.pod, container: c.spec, env, mappings });
+    return {
+      program: plan.image,
+      start: () =>
+        startContainer({ ...plan, name, sandbox, labels: this.sandboxLabels(), logFile }).catch((error: Error) => {
+          throw /image not known|no such image|image.*not found/i.test(error.message)
+            ? new StartRefused(
+                'ErrImageNeverPull',
+                `image "${plan.image}" is not on this machine, and no registry is reachable here: build it (infra/image/)`,
+              )
+            : new StartRefused('RunContainerError', error.message);
+        }),
+      exec: (command, timeoutMs) => execInContainer(name, command, timeoutMs),
+    };
+  }
+
+  /** A podman pod holding the pod's network namespace, at the address the kubelet gave it. */
+  private async createSandbox(runtime: PodRuntime & { kind: 'container' }): Promise<void> {
+    const name = `${runtime.env}_${this.namespace}_${this.name}_${this.uid.slice(0, 8)}`;
+    await createSandbox({
+      name,
+      network: runtime.network,
+      ip: this.podIP ?? '',
+      hostname: this.pod.spec?.hostname ?? this.name,
+      labels: this.sandboxLabels(),
+    });
+    this.sandbox = name;
+    this.log.info({ sandbox: name, podIP: this.podIP }, 'pod sandbox created');
+  }
+
+  private sandboxLabels(): Record<string, string> {
+    const env = this.deps.runtime.kind === 'container' ? this.deps.runtime.env : '';
+    return { [ENV_LABEL]: env, 'knredis.pod-uid': this.uid };
   }
 
   private envSources(container: V1Container) {
@@ -296,9 +358,19 @@ export class PodWorker {
     }
     this.finished = true;
     clearInterval(this.timer);
+    if (this.sandbox) await removeSandbox(this.sandbox);
     await removePodDir(this.podDir);
     this.deps.release(this.uid);
     this.log.info('pod stopped and removed');
     this.deps.onFinished();
   }
+}
+
+/** The container as a process on the host (process-plan.ts). */
+function processLaunch(plan: ProcessPlan, mappings: readonly PathMapping[], logFile: string, pidFile: string): Launch {
+  return {
+    program: plan.program,
+    start: () => Promise.resolve(startProcess(plan, logFile, pidFile)),
+    exec: (command, timeoutMs) => runToCompletion(planExec(command, plan, mappings), timeoutMs),
+  };
 }

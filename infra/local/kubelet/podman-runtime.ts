@@ -45,12 +45,33 @@ export interface NetworkSpec {
   readonly env: string;
 }
 
-/** Creates the environment's bridge network unless it exists; its gateway is the host's address on it. */
+/**
+ * Creates the environment's bridge network unless it exists; its gateway is the host's address on
+ * it. The subnet is the environment's own (10.X for its 127.X, which no live environment shares),
+ * so a knredis network already on it was left by an environment that is gone: it goes, with its
+ * pods.
+ */
 export async function ensureNetwork(spec: NetworkSpec): Promise<{ gateway: string }> {
   const existing = await podman('network', 'ls', '--format', '{{.Name}}', '--filter', `name=^${spec.name}$`);
-  if (existing.split('\n').includes(spec.name)) return { gateway: await gatewayOf(spec.name) };
-  await podman('network', 'create', '--subnet', spec.subnet, '--label', `${ENV_LABEL}=${spec.env}`, spec.name);
+  if (!existing.split('\n').includes(spec.name)) {
+    for (const stale of await environmentsOnSubnet(spec.subnet)) await removeEnvironment(stale);
+    await podman('network', 'create', '--subnet', spec.subnet, '--label', `${ENV_LABEL}=${spec.env}`, spec.name);
+  }
   return { gateway: await gatewayOf(spec.name) };
+}
+
+/** The environments whose knredis networks use this subnet. */
+async function environmentsOnSubnet(subnet: string): Promise<string[]> {
+  const ids = (await podman('network', 'ls', '--quiet', '--filter', `label=${ENV_LABEL}`)).split('\n').filter(Boolean);
+  if (ids.length === 0) return [];
+  const networks = JSON.parse(await podman('network', 'inspect', ...ids)) as {
+    subnets?: { subnet?: string }[];
+    labels?: Record<string, string>;
+  }[];
+  return networks
+    .filter((n) => n.subnets?.some((s) => s.subnet === subnet))
+    .map((n) => n.labels?.[ENV_LABEL] ?? '')
+    .filter(Boolean);
 }
 
 async function gatewayOf(network: string): Promise<string> {
@@ -150,6 +171,9 @@ export function runArgs(spec: ContainerSpec): string[] {
     'run',
     '--detach',
     '--replace',
+    // Images are built here (infra/image/): no registry is reachable, and none is tried.
+    '--pull',
+    'never',
     '--name',
     spec.name,
     '--pod',

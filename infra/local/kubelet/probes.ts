@@ -1,19 +1,18 @@
-// Readiness, liveness and startup probes of one container: exec (run on the host with the
-// container's environment and shims), tcpSocket and httpGet against the pod's IP. A prober
-// counts consecutive results against the thresholds and reports when its verdict changes.
+// Readiness, liveness and startup probes of one container: exec (as its runtime runs a command
+// beside it: on the host with its environment and shims, or in its container), tcpSocket and
+// httpGet against the pod's IP. A prober counts consecutive results against the thresholds and
+// reports when its verdict changes.
 import { createConnection } from 'node:net';
 import { request } from 'node:http';
 import { availableParallelism } from 'node:os';
 import type { V1Container, V1Probe } from '@kubernetes/client-node';
-import { planExec, type ProcessPlan } from './process-plan.ts';
-import { runToCompletion } from './process-runner.ts';
-import type { PathMapping } from './path-map.ts';
+import type { Exec } from './process-runner.ts';
 
 export interface ProbeTarget {
   readonly podIP: string;
   readonly container: V1Container;
-  readonly plan: ProcessPlan;
-  readonly mappings: readonly PathMapping[];
+  /** How an exec probe runs beside the container (its runtime's). */
+  readonly exec: Exec;
 }
 
 export class Prober {
@@ -144,7 +143,7 @@ export async function runProbe(probe: V1Probe, target: ProbeTarget): Promise<boo
   const timeoutMs = (probe.timeoutSeconds ?? 1) * 1000;
   if (probe.exec?.command) {
     const command = probe.exec.command;
-    const result = await inExecSlot(() => runToCompletion(planExec(command, target.plan, target.mappings), timeoutMs));
+    const result = await inExecSlot(() => target.exec(command, timeoutMs));
     return result.exitCode === 0;
   }
   if (probe.tcpSocket) {

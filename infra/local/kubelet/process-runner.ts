@@ -17,6 +17,8 @@ export interface ProcessExit {
 
 export interface RunningProcess {
   readonly pid: number;
+  /** The runtime's id of a container (`podman://<id>`); none for a process. */
+  readonly containerID?: string;
   readonly startedAt: number;
   readonly exited: Promise<ProcessExit>;
   /** Sends a signal to the whole process group; false when it is gone. */
@@ -77,6 +79,9 @@ export function startProcess(plan: ProcessPlan, logFile: string, pidFile: string
     },
   };
 }
+
+/** Runs a command beside a container (exec probes, preStop hooks) within timeoutMs. */
+export type Exec = (command: readonly string[], timeoutMs: number) => Promise<Completion>;
 
 export interface Completion {
   readonly exitCode: number;

@@ -32,8 +32,10 @@ describe('infra/local/kubelet/cli-args', function () {
       envName: 'local',
       zones: [],
       probePeriodScale: 1,
+      runtime: 'process',
     });
     expect(parseArgs([...base, '--heartbeat-ms=500']).heartbeatMs).to.equal(500);
+    expect(parseArgs([...base, '--runtime', 'container']).runtime).to.equal('container');
   });
 
   it('reads the environment name and a zone per node', function () {
@@ -48,6 +50,7 @@ describe('infra/local/kubelet/cli-args', function () {
     [[...base, '--bogus', '1'], /unknown flag --bogus/],
     [[...base, '--probe-period-scale', '0'], /--probe-period-scale must be an integer in 1\.\.60/],
     [[...base, 'stray'], /unexpected argument "stray"/],
+    [[...base, '--runtime', 'docker'], /--runtime must be process or container, got "docker"/],
   ];
   for (const [argv, error] of bad) {
     it(`refuses ${argv.slice(-2).join(' ')} with a clear message`, function () {

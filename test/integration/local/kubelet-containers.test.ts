@@ -1,0 +1,219 @@
+// The local kubelet with --runtime container: pods run as OCI containers (podman, runc) from the
+// images infra/image/build-redis.sh builds, each pod in its own network namespace at a 10.X
+// address, which EndpointSlices accept (they refuse the process runtime's loopback addresses).
+// A StatefulSet of Redis pods as the operator writes them in spirit: a non-root user, fsGroup on
+// the claim, a read-only root, no capability, a memory limit, a password from a Secret, an exec
+// readiness probe, and data that outlives its pod.
+import { expect } from 'chai';
+import { AppsV1Api, CoreV1Api, DiscoveryV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import { Redis } from 'ioredis';
+import { podman } from '../../../infra/local/kubelet/podman-runtime.ts';
+import { startEnvironment, stopEnvironment, type Environment } from '../../../infra/local/environment.ts';
+import { requireCommand } from '../../support/prerequisites.ts';
+import { waitFor } from '../../support/wait-for.ts';
+
+const name = `containers-${process.pid}`;
+const namespace = 'pods-as-containers';
+const password = 'containers-pa55';
+const REDIS_IMAGE = 'redis:7.2';
+
+const podReady = (pod: V1Pod | undefined) =>
+  !pod?.metadata?.deletionTimestamp && pod?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
+
+describe('the local kubelet with --runtime container: pods as OCI containers', function () {
+  this.timeout(300_000);
+  let env: Environment;
+  let core: CoreV1Api;
+  let apps: AppsV1Api;
+  let discovery: DiscoveryV1Api;
+
+  const pod = (podName: string) =>
+    core.readNamespacedPod({ name: podName, namespace }).catch(() => undefined) as Promise<V1Pod | undefined>;
+  /** The podman containers of a pod (its infra container too), by its uid. */
+  const containersOf = async (uid: string) =>
+    (await podman('ps', '--all', '--format', '{{.Names}}', '--filter', `label=knredis.pod-uid=${uid}`))
+      .split('\n')
+      .filter(Boolean);
+  const client = (host: string) =>
+    new Redis({ host, port: 6379, password, lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
+
+  before(async function () {
+    requireCommand('podman', 'Debian package podman; npm test installs it');
+    requireCommand('runc', 'Debian package runc; npm test installs it');
+    try {
+      await podman('image', 'exists', `docker.io/library/${REDIS_IMAGE}`);
+    } catch {
+      throw new Error(`prerequisite missing: the image ${REDIS_IMAGE} is not built (run infra/image/build-redis.sh)`);
+    }
+    env = await startEnvironment({ name, nodes: 2, owner: process.pid, runtime: 'container' });
+    const kc = new KubeConfig();
+    kc.loadFromFile(env.kubeconfig);
+    core = kc.makeApiClient(CoreV1Api);
+    apps = kc.makeApiClient(AppsV1Api);
+    discovery = kc.makeApiClient(DiscoveryV1Api);
+    await core.createNamespace({ body: { metadata: { name: namespace } } });
+    await core.createNamespacedSecret({
+      namespace,
+      body: { metadata: { name: 'auth' }, stringData: { password } },
+    });
+    await core.createNamespacedConfigMap({
+      namespace,
+      body: { metadata: { name: 'conf' }, data: { 'redis.conf': 'port 6379\nprotected-mode no\nappendonly no\n' } },
+    });
+  });
+
+  after(async function () {
+    if (env) await stopEnvironment(name, { purge: true });
+  });
+
+  it('runs a StatefulSet of Redis pods as containers at 10.X addresses, which their EndpointSlice lists', async () => {
+    await core.createNamespacedService({
+      namespace,
+      body: {
+        metadata: { name: 'redis' },
+        spec: { clusterIP: 'None', selector: { app: 'redis' }, ports: [{ name: 'redis', port: 6379 }] },
+      },
+    });
+    await apps.createNamespacedStatefulSet({
+      namespace,
+      body: {
+        metadata: { name: 'redis' },
+        spec: {
+          serviceName: 'redis',
+          replicas: 2,
+          selector: { matchLabels: { app: 'redis' } },
+          template: {
+            metadata: { labels: { app: 'redis' } },
+            spec: {
+              terminationGracePeriodSeconds: 5,
+              securityContext: {
+                runAsNonRoot: true,
+                runAsUser: 999,
+                runAsGroup: 999,
+                fsGroup: 999,
+                fsGroupChangePolicy: 'OnRootMismatch',
+              },
+              volumes: [{ name: 'conf', configMap: { name: 'conf' } }],
+              containers: [
+                {
+                  name: 'redis',
+                  image: REDIS_IMAGE,
+                  command: ['sh', '-c', 'exec redis-server /conf/redis.conf --requirepass "$PASSWORD" --dir /data'],
+                  env: [{ name: 'PASSWORD', valueFrom: { secretKeyRef: { name: 'auth', key: 'password' } } }],
+                  ports: [{ name: 'redis', containerPort: 6379 }],
+                  volumeMounts: [
+                    { name: 'conf', mountPath: '/conf', readOnly: true },
+                    { name: 'data', mountPath: '/data' },
+                  ],
+                  securityContext: {
+                    allowPrivilegeEscalation: false,
+                    readOnlyRootFilesystem: true,
+                    capabilities: { drop: ['ALL'] },
+                  },
+                  resources: { limits: { memory: '128Mi', cpu: '500m' } },
+                  readinessProbe: {
+                    exec: { command: ['sh', '-c', 'redis-cli -a "$PASSWORD" --no-auth-warning ping | grep -q PONG'] },
+                    periodSeconds: 1,
+                  },
+                },
+              ],
+            },
+          },
+          volumeClaimTemplates: [
+            {
+              metadata: { name: 'data' },
+              spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+            },
+          ],
+        },
+      },
+    });
+    const pods = await waitFor(
+      async () => {
+        const all = await Promise.all(['redis-0', 'redis-1'].map(pod));
+        return all.every(podReady) ? (all as V1Pod[]) : undefined;
+      },
+      { what: 'redis-0 and redis-1 Ready', timeout: 180_000 },
+    );
+    const prefix = `10.${env.podIpPrefix.split('.')[1]}.`;
+    const ips = pods.map((p) => p.status?.podIP ?? '');
+    for (const ip of ips) expect(ip.startsWith(prefix), ip).to.equal(true);
+    for (const p of pods) expect(p.status?.containerStatuses?.[0]?.containerID).to.match(/^podman:\/\/[0-9a-f]{64}$/);
+    // The endpoints the process runtime never gets: its 127.X addresses are refused.
+    const listed = await waitFor(
+      async () => {
+        const slices = await discovery.listNamespacedEndpointSlice({
+          namespace,
+          labelSelector: 'kubernetes.io/service-name=redis',
+        });
+        const ready = slices.items.flatMap((s) =>
+          (s.endpoints ?? []).filter((e) => e.conditions?.ready).flatMap((e) => e.addresses),
+        );
+        return ready.length === 2 ? ready.sort() : undefined;
+      },
+      { what: 'the EndpointSlice of Service redis listing both pods' },
+    );
+    expect(listed).to.deep.equal([...ips].sort());
+    // What the pod spec asked, as runc applied it.
+    const container = (await containersOf(pods[0]!.metadata!.uid!)).find((c) => c.endsWith('_redis'));
+    const inspected = JSON.parse(await podman('inspect', container!)) as {
+      Config: { User: string };
+      HostConfig: { Memory: number; ReadonlyRootfs: boolean; CapDrop: string[]; SecurityOpt: string[] };
+    }[];
+    expect(inspected[0]?.Config.User).to.equal('999:999');
+    expect(inspected[0]?.HostConfig.Memory).to.equal(128 * 2 ** 20);
+    expect(inspected[0]?.HostConfig.ReadonlyRootfs).to.equal(true);
+    expect(inspected[0]?.HostConfig.SecurityOpt).to.include('no-new-privileges');
+  });
+
+  it('keeps what a pod saved on its claim (written as its own user, by fsGroup) across its replacement', async () => {
+    const before = (await pod('redis-0'))!;
+    const redis = client(before.status!.podIP!);
+    try {
+      await redis.connect();
+      await redis.set('kept', 'across a new pod');
+      expect(await redis.save()).to.equal('OK');
+    } finally {
+      redis.disconnect();
+    }
+    await core.deleteNamespacedPod({ name: 'redis-0', namespace });
+    const after = await waitFor(
+      async () => {
+        const p = await pod('redis-0');
+        return p?.metadata?.uid !== before.metadata?.uid && podReady(p) ? p : undefined;
+      },
+      { what: 'redis-0 replaced and Ready', timeout: 180_000 },
+    );
+    const again = client(after.status!.podIP!);
+    try {
+      await again.connect();
+      expect(await again.get('kept')).to.equal('across a new pod');
+    } finally {
+      again.disconnect();
+    }
+    // The old pod's containers went with it.
+    expect(await containersOf(before.metadata!.uid!)).to.deep.equal([]);
+  });
+
+  it('says why a pod whose image is not on this machine does not start', async () => {
+    await core.createNamespacedPod({
+      namespace,
+      body: {
+        metadata: { name: 'elsewhere' },
+        spec: { containers: [{ name: 'app', image: 'registry.example.com/team/app:1.0' }] },
+      },
+    });
+    const waiting = await waitFor(
+      async () => (await pod('elsewhere'))?.status?.containerStatuses?.[0]?.state?.waiting,
+      { what: 'the container of pod elsewhere Waiting with a reason' },
+    );
+    expect(waiting.reason).to.equal('ErrImageNeverPull');
+    expect(waiting.message).to.contain('registry.example.com/team/app:1.0').and.contain('no registry is reachable');
+  });
+
+  it('leaves no container and no network behind once the environment is down', async () => {
+    await stopEnvironment(name, { purge: true });
+    expect(await podman('ps', '--all', '--quiet', '--filter', `label=knredis.env=${name}`)).to.equal('');
+    expect(await podman('network', 'ls', '--quiet', '--filter', `label=knredis.env=${name}`)).to.equal('');
+  });
+});
