@@ -20,6 +20,12 @@ export interface Layout {
    * one kubelet process can be late with its heartbeats on a busy machine.
    */
   standardNodeTimings?: boolean;
+  /**
+   * Pods run as containers (kubelet --runtime container) and reach the API server at their
+   * network's gateway, so it listens on every address, not on 127.0.0.1 alone. Clients still
+   * need a certificate of its CA or a token.
+   */
+  podsInContainers?: boolean;
 }
 
 /** Where the API server's audit policy and log live in an environment's directory. */
@@ -99,7 +105,7 @@ export function apiserverCommand(l: Layout): [string, string[]] {
     join(l.binDir, 'kube-apiserver'),
     [
       `--etcd-servers=http://127.0.0.1:${l.ports.etcd}`,
-      '--bind-address=127.0.0.1',
+      `--bind-address=${l.podsInContainers ? '0.0.0.0' : '127.0.0.1'}`,
       '--advertise-address=127.0.0.1',
       `--secure-port=${l.ports.apiserver}`,
       `--cert-dir=${join(l.dir, 'apiserver')}`,

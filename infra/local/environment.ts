@@ -183,6 +183,7 @@ async function boot(
     },
     audit,
     standardNodeTimings,
+    podsInContainers: runtime === 'container',
   };
   if (audit) {
     await mkdir(join(dir, 'apiserver'), { recursive: true });

@@ -5,6 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '../../../shared/io/log.ts';
 import { exporterBinary } from '../paths.ts';
 import type { KubeletSettings } from './cli-args.ts';
@@ -157,8 +158,11 @@ async function startRuntime(
   const network = `knredis-${settings.envName}`;
   await removeEnvironment(settings.envName);
   const { gateway } = await ensureNetwork({ name: network, subnet: `${podPrefix}.0.0/16`, env: settings.envName });
-  log.info({ network, subnet: `${podPrefix}.0.0/16`, gateway }, 'pods run as containers');
-  return { pods: { kind: 'container', network, env: settings.envName }, podPrefix };
+  const kc = new KubeConfig();
+  kc.loadFromFile(settings.kubeconfig);
+  const apiServerPort = Number(new URL(kc.getCurrentCluster()?.server ?? '').port || 443);
+  log.info({ network, subnet: `${podPrefix}.0.0/16`, gateway, apiServerPort }, 'pods run as containers');
+  return { pods: { kind: 'container', network, env: settings.envName, gateway, apiServerPort }, podPrefix };
 }
 
 function which(command: string): string {

@@ -27,7 +27,15 @@ import { mountMappings, prepareVolumes, removePodDir } from './volumes.ts';
  * (podman-runtime.ts), each pod on the environment's network with its own namespace.
  */
 export type PodRuntime =
-  { readonly kind: 'process' } | { readonly kind: 'container'; readonly network: string; readonly env: string };
+  | { readonly kind: 'process' }
+  | {
+      readonly kind: 'container';
+      readonly network: string;
+      readonly env: string;
+      /** The host on the pods' network: where they reach the API server. */
+      readonly gateway: string;
+      readonly apiServerPort: number;
+    };
 
 export interface WorkerDeps {
   readonly runtime: PodRuntime;
@@ -49,6 +57,8 @@ export interface WorkerDeps {
 }
 
 const syncEveryMs = 1000;
+/** Names of the API server in its certificate (infra/local/certs.ts), the first the one pods use. */
+const API_SERVER_NAMES = ['kubernetes.default.svc', 'kubernetes.default', 'kubernetes'] as const;
 /** Volumes are refreshed when the pod or an object of its namespace changed, and at least this often. */
 const refreshVolumesEveryMs = 60_000;
 
@@ -250,7 +260,7 @@ export class PodWorker {
   ): Launch {
     const sandbox = this.sandbox ?? '';
     const name = `${sandbox}_${c.name}`;
-    const plan = planContainer({ pod: this.pod, container: c.spec, env, mappings });
+    const plan = planContainer({ pod: this.pod, container: c.spec, env: { ...this.apiServerEnv(), ...env }, mappings });
     return {
       program: plan.image,
       start: () =>
@@ -275,9 +285,29 @@ export class PodWorker {
       ip: this.podIP ?? '',
       hostname: this.pod.spec?.hostname ?? this.name,
       labels: this.sandboxLabels(),
+      // The API server's names in its certificate, at the host: in-cluster clients verify it.
+      hosts: API_SERVER_NAMES.map((host) => `${host}:${runtime.gateway}`),
     });
     this.sandbox = name;
     this.log.info({ sandbox: name, podIP: this.podIP }, 'pod sandbox created');
+  }
+
+  /**
+   * What a kubelet gives every container about the API server, for in-cluster clients. It names
+   * the API server by its certificate's name (the sandbox's hosts file points it at the host),
+   * not by the `kubernetes` Service's ClusterIP: nothing routes ClusterIPs here yet. The
+   * container's own env wins.
+   */
+  private apiServerEnv(): Record<string, string> {
+    if (this.deps.runtime.kind !== 'container') return {};
+    const [host] = API_SERVER_NAMES;
+    const port = String(this.deps.runtime.apiServerPort);
+    return {
+      KUBERNETES_SERVICE_HOST: host,
+      KUBERNETES_SERVICE_PORT: port,
+      KUBERNETES_SERVICE_PORT_HTTPS: port,
+      KUBERNETES_PORT: `tcp://${host}:${port}`,
+    };
   }
 
   private sandboxLabels(): Record<string, string> {

@@ -5,7 +5,16 @@
 // the claim, a read-only root, no capability, a memory limit, a password from a Secret, an exec
 // readiness probe, and data that outlives its pod.
 import { expect } from 'chai';
-import { AppsV1Api, CoreV1Api, DiscoveryV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  AppsV1Api,
+  CoreV1Api,
+  DiscoveryV1Api,
+  KubeConfig,
+  RbacAuthorizationV1Api,
+  type V1Pod,
+} from '@kubernetes/client-node';
 import { Redis } from 'ioredis';
 import { podman } from '../../../infra/local/kubelet/podman-runtime.ts';
 import { startEnvironment, stopEnvironment, type Environment } from '../../../infra/local/environment.ts';
@@ -27,6 +36,11 @@ describe('the local kubelet with --runtime container: pods as OCI containers', f
   let apps: AppsV1Api;
   let discovery: DiscoveryV1Api;
 
+  const kc = () => {
+    const config = new KubeConfig();
+    config.loadFromFile(env.kubeconfig);
+    return config;
+  };
   const pod = (podName: string) =>
     core.readNamespacedPod({ name: podName, namespace }).catch(() => undefined) as Promise<V1Pod | undefined>;
   /** The podman containers of a pod (its infra container too), by its uid. */
@@ -46,11 +60,9 @@ describe('the local kubelet with --runtime container: pods as OCI containers', f
       throw new Error(`prerequisite missing: the image ${REDIS_IMAGE} is not built (run infra/image/build-redis.sh)`);
     }
     env = await startEnvironment({ name, nodes: 2, owner: process.pid, runtime: 'container' });
-    const kc = new KubeConfig();
-    kc.loadFromFile(env.kubeconfig);
-    core = kc.makeApiClient(CoreV1Api);
-    apps = kc.makeApiClient(AppsV1Api);
-    discovery = kc.makeApiClient(DiscoveryV1Api);
+    core = kc().makeApiClient(CoreV1Api);
+    apps = kc().makeApiClient(AppsV1Api);
+    discovery = kc().makeApiClient(DiscoveryV1Api);
     await core.createNamespace({ body: { metadata: { name: namespace } } });
     await core.createNamespacedSecret({
       namespace,
@@ -193,6 +205,78 @@ describe('the local kubelet with --runtime container: pods as OCI containers', f
     }
     // The old pod's containers went with it.
     expect(await containersOf(before.metadata!.uid!)).to.deep.equal([]);
+  });
+
+  it("lets a pod reach the API server with its ServiceAccount's token, under RBAC, as an in-cluster client does", async () => {
+    const rbac = kc().makeApiClient(RbacAuthorizationV1Api);
+    await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: 'reader' } } });
+    await rbac.createNamespacedRole({
+      namespace,
+      body: {
+        metadata: { name: 'pod-reader' },
+        rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }],
+      },
+    });
+    await rbac.createNamespacedRoleBinding({
+      namespace,
+      body: {
+        metadata: { name: 'pod-reader' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'pod-reader' },
+        subjects: [{ kind: 'ServiceAccount', name: 'reader', namespace }],
+      },
+    });
+    // What in-cluster clients (@kubernetes/client-node's loadFromCluster, client-go's
+    // InClusterConfig) read: the Service env, the token, the CA and the namespace.
+    const script = `
+      const fs = require('fs'), https = require('https');
+      const dir = '/var/run/secrets/kubernetes.io/serviceaccount';
+      const [token, ca, ns] = ['token', 'ca.crt', 'namespace'].map((f) => fs.readFileSync(dir + '/' + f, 'utf8'));
+      const get = (path) => new Promise((resolve, reject) => https.get({
+        host: process.env.KUBERNETES_SERVICE_HOST, port: process.env.KUBERNETES_SERVICE_PORT, path, ca,
+        headers: { Authorization: 'Bearer ' + token },
+      }, (res) => { res.resume(); resolve(res.statusCode); }).on('error', reject));
+      (async () => {
+        const pods = await get('/api/v1/namespaces/' + ns + '/pods');
+        const secrets = await get('/api/v1/namespaces/' + ns + '/secrets');
+        console.log('pods', pods, 'secrets', secrets);
+        process.exit(pods === 200 && secrets === 403 ? 0 : 1);
+      })().catch((e) => { console.log('error', e.message); process.exit(2); });`;
+    await core.createNamespacedPod({
+      namespace,
+      body: {
+        metadata: { name: 'in-cluster' },
+        spec: {
+          serviceAccountName: 'reader',
+          restartPolicy: 'Never',
+          securityContext: { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, fsGroup: 1000 },
+          containers: [
+            {
+              name: 'client',
+              image: 'docker.io/library/node:20-bookworm-slim',
+              command: ['node', '-e', script],
+              securityContext: {
+                allowPrivilegeEscalation: false,
+                readOnlyRootFilesystem: true,
+                capabilities: { drop: ['ALL'] },
+              },
+            },
+          ],
+        },
+      },
+    });
+    const done = await waitFor(
+      async () => {
+        const p = await pod('in-cluster');
+        return p?.status?.phase === 'Succeeded' || p?.status?.phase === 'Failed' ? p : undefined;
+      },
+      { what: 'pod in-cluster finished', timeout: 120_000 },
+    );
+    const log = await readFile(
+      join(env.dir, 'kubelet', 'pods', done.metadata!.uid!, 'logs', 'client.log'),
+      'utf8',
+    ).catch((error: Error) => error.message);
+    expect(done.status?.phase, log).to.equal('Succeeded');
+    expect(log).to.contain('pods 200 secrets 403');
   });
 
   it('says why a pod whose image is not on this machine does not start', async () => {
