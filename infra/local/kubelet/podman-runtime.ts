@@ -208,7 +208,8 @@ export function runArgs(spec: ContainerSpec): string[] {
  */
 export async function startContainer(spec: ContainerSpec): Promise<ContainerProcess> {
   mkdirSync(dirname(spec.logFile), { recursive: true });
-  const id = await podman(...runArgs(spec));
+  // With --replace, podman names the container it replaced first: the new id is the last line.
+  const id = (await podman(...runArgs(spec))).split('\n').pop() ?? '';
   const pid = Number(await podman('inspect', '--format', '{{.State.Pid}}', id)) || -1;
   const startedAt = Date.now();
   let alive = true;

@@ -16,6 +16,7 @@ import {
   type V1Pod,
 } from '@kubernetes/client-node';
 import { Redis } from 'ioredis';
+import { KubeletControl } from '../../../infra/local/kubelet/control-client.ts';
 import { podman } from '../../../infra/local/kubelet/podman-runtime.ts';
 import { startEnvironment, stopEnvironment, type Environment } from '../../../infra/local/environment.ts';
 import { requireCommand } from '../../support/prerequisites.ts';
@@ -205,6 +206,30 @@ describe('the local kubelet with --runtime container: pods as OCI containers', f
     }
     // The old pod's containers went with it.
     expect(await containersOf(before.metadata!.uid!)).to.deep.equal([]);
+  });
+
+  it('freezes, thaws and crashes a pod through the control API: NotReady while paused, restarted after a kill', async () => {
+    const kubelet = new KubeletControl(env.kubeletControlUrl);
+    const ready = (want: boolean) => async () => {
+      const p = await pod('redis-1');
+      return (!!podReady(p) === want && p) || undefined;
+    };
+    await waitFor(ready(true), { what: 'redis-1 Ready' });
+    await kubelet.freezePod(namespace, 'redis-1');
+    await waitFor(ready(false), { what: 'redis-1 not Ready while paused' });
+    await kubelet.thawPod(namespace, 'redis-1');
+    const thawed = await waitFor(ready(true), { what: 'redis-1 Ready again once thawed' });
+    const restarts = thawed.status?.containerStatuses?.[0]?.restartCount ?? 0;
+    await kubelet.crashPod(namespace, 'redis-1');
+    const crashed = await waitFor(
+      async () => {
+        const p = await pod('redis-1');
+        return podReady(p) && (p?.status?.containerStatuses?.[0]?.restartCount ?? 0) > restarts ? p : undefined;
+      },
+      { what: 'redis-1 restarted after the kill and Ready' },
+    );
+    expect(crashed.status?.containerStatuses?.[0]?.lastState?.terminated?.exitCode).to.equal(137);
+    expect(crashed.metadata?.uid, 'the same pod, its container restarted').to.equal(thawed.metadata?.uid);
   });
 
   it("lets a pod reach the API server with its ServiceAccount's token, under RBAC, as an in-cluster client does", async () => {
