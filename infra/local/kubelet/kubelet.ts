@@ -89,10 +89,10 @@ export async function startKubelet(settings: KubeletSettings, log: Logger): Prom
         return true;
       },
       partition(groups) {
-        // Traffic between containers crosses the bridge, not the host's INPUT chain.
-        if (runtime.pods.kind === 'container')
-          throw new Error('partitions are not supported with --runtime container yet');
+        // With containers the host's own clients come from the bridge's gateway.
+        const host = runtime.pods.kind === 'container' ? runtime.pods.gateway : '127.0.0.1';
         const addressOf = (member: string) => {
+          if (member === '127.0.0.1') return host;
           if (!member.includes('/')) return member;
           const [namespace = '', name = ''] = member.split('/');
           const address = pods.find(namespace, name)?.address;
@@ -102,6 +102,7 @@ export async function startKubelet(settings: KubeletSettings, log: Logger): Prom
         return cut(
           groups.map((g) => g.map(addressOf)),
           tag,
+          runtime.pods.kind === 'container' ? ['INPUT', 'FORWARD', 'OUTPUT'] : ['INPUT'],
         );
       },
       heal: () => heal(tag),

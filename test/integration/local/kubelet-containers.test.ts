@@ -17,7 +17,7 @@ import {
 } from '@kubernetes/client-node';
 import { Redis } from 'ioredis';
 import { KubeletControl } from '../../../infra/local/kubelet/control-client.ts';
-import { podman } from '../../../infra/local/kubelet/podman-runtime.ts';
+import { execInContainer, podman } from '../../../infra/local/kubelet/podman-runtime.ts';
 import { startEnvironment, stopEnvironment, type Environment } from '../../../infra/local/environment.ts';
 import { requireCommand } from '../../support/prerequisites.ts';
 import { waitFor } from '../../support/wait-for.ts';
@@ -49,8 +49,18 @@ describe('the local kubelet with --runtime container: pods as OCI containers', f
     (await podman('ps', '--all', '--format', '{{.Names}}', '--filter', `label=knredis.pod-uid=${uid}`))
       .split('\n')
       .filter(Boolean);
-  const client = (host: string) =>
-    new Redis({ host, port: 6379, password, lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
+  const client = (host: string, connectTimeout = 10_000) =>
+    new Redis({
+      host,
+      port: 6379,
+      password,
+      connectTimeout,
+      lazyConnect: true,
+      maxRetriesPerRequest: 1,
+      retryStrategy: () => null,
+    }).on('error', () => {
+      /* a refused or cut connection answers the command that asked */
+    });
 
   before(async function () {
     requireCommand('podman', 'Debian package podman; npm test installs it');
@@ -230,6 +240,44 @@ describe('the local kubelet with --runtime container: pods as OCI containers', f
     );
     expect(crashed.status?.containerStatuses?.[0]?.lastState?.terminated?.exitCode).to.equal(137);
     expect(crashed.metadata?.uid, 'the same pod, its container restarted').to.equal(thawed.metadata?.uid);
+  });
+
+  it('cuts a pod off from another pod and from the host, across the bridge, until healed', async () => {
+    const kubelet = new KubeletControl(env.kubeletControlUrl);
+    const [zero, one] = await Promise.all([pod('redis-0'), pod('redis-1')]);
+    const zeroIP = zero!.status!.podIP!;
+    const oneName = (await containersOf(one!.metadata!.uid!)).find((c) => c.endsWith('_redis'))!;
+    // redis-1 asks redis-0 from inside its container; the host asks redis-0 directly.
+    const fromOne = async () =>
+      (
+        await execInContainer(
+          oneName,
+          ['sh', '-c', `timeout 2 redis-cli -h ${zeroIP} -a "$PASSWORD" --no-auth-warning ping`],
+          10_000,
+        )
+      ).output.trim();
+    const fromHost = async () => {
+      const redis = client(zeroIP, 1000);
+      try {
+        await redis.connect();
+        return await redis.ping();
+      } catch (error) {
+        return (error as Error).message;
+      } finally {
+        redis.disconnect();
+      }
+    };
+    expect(await fromOne()).to.equal('PONG');
+    await kubelet.partition([[`${namespace}/redis-0`], [`${namespace}/redis-1`]]);
+    expect(await fromOne(), 'redis-1 to redis-0 across the partition').to.not.equal('PONG');
+    expect(await fromHost(), 'the host, in no group').to.equal('PONG');
+    await kubelet.heal();
+    await kubelet.partition([['127.0.0.1'], [`${namespace}/redis-0`]]);
+    expect(await fromHost(), 'the host to redis-0 across the partition').to.not.equal('PONG');
+    expect(await fromOne(), 'redis-1, in no group').to.equal('PONG');
+    await kubelet.heal();
+    expect(await fromHost()).to.equal('PONG');
+    expect(await fromOne()).to.equal('PONG');
   });
 
   it("lets a pod reach the API server with its ServiceAccount's token, under RBAC, as an in-cluster client does", async () => {

@@ -37,4 +37,14 @@ describe('infra/local/kubelet/partition', function () {
     ].join('\n');
     expect(taggedRules(listed, 'knredis-t')).to.deep.equal([drop('127.1.0.1', '127.1.0.2')]);
   });
+
+  it('finds them in the chain asked for, as a bridge partition puts them in three', function () {
+    const listed = [
+      '-P FORWARD DROP',
+      '-A FORWARD -s 10.101.1.1/32 -d 10.101.1.2/32 -m comment --comment knredis-t -j DROP',
+      '-A FORWARD -j NETAVARK_FORWARD',
+    ].join('\n');
+    expect(taggedRules(listed, 'knredis-t', 'FORWARD')).to.deep.equal([drop('10.101.1.1', '10.101.1.2')]);
+    expect(taggedRules(listed, 'knredis-t')).to.deep.equal([]);
+  });
 });
