@@ -42,6 +42,11 @@ export function binDir(v: Versions = versions()): string {
   return join(cacheDir(), `k8s-${v.kube}-etcd-${v.etcd}`, 'bin');
 }
 
+/** CoreDNS as build-coredns.sh leaves it (COREDNS_VERSION of versions.env). */
+export function corednsBinary(): string {
+  return join(cacheDir(), `coredns-${versionOf('COREDNS_VERSION')}`, 'bin', 'coredns');
+}
+
 /** redis_exporter as build-exporter.sh leaves it (REDIS_EXPORTER_VERSION of versions.env). */
 export function exporterBinary(): string {
   return join(cacheDir(), `redis-exporter-${versionOf('REDIS_EXPORTER_VERSION')}`, 'bin', 'redis_exporter');

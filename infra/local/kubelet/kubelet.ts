@@ -19,6 +19,7 @@ import { localNodes } from './node-spec.ts';
 import { cut, heal, partitionTag } from './partition.ts';
 import { PodManager } from './pod-manager.ts';
 import type { PodRuntime } from './pod-worker.ts';
+import { startClusterDns } from './cluster-dns.ts';
 import { ensureNetwork, removeEnvironment } from './podman-runtime.ts';
 import { killLeftovers } from './process-runner.ts';
 import { Provisioner } from './provisioner.ts';
@@ -140,7 +141,7 @@ export async function startKubelet(settings: KubeletSettings, log: Logger): Prom
       await objects.stop();
       await control.close();
       await heal(tag);
-      if (runtime.pods.kind === 'container') await removeEnvironment(settings.envName);
+      await runtime.stop();
     },
   };
 }
@@ -153,8 +154,9 @@ export async function startKubelet(settings: KubeletSettings, log: Logger): Prom
 async function startRuntime(
   settings: KubeletSettings,
   log: Logger,
-): Promise<{ readonly pods: PodRuntime; readonly podPrefix: string }> {
-  if (settings.runtime === 'process') return { pods: { kind: 'process' }, podPrefix: settings.podIpPrefix };
+): Promise<{ readonly pods: PodRuntime; readonly podPrefix: string; stop(): Promise<void> }> {
+  if (settings.runtime === 'process')
+    return { pods: { kind: 'process' }, podPrefix: settings.podIpPrefix, stop: () => Promise.resolve() };
   const podPrefix = `10.${settings.podIpPrefix.split('.')[1]}`;
   const network = `knredis-${settings.envName}`;
   await removeEnvironment(settings.envName);
@@ -162,8 +164,24 @@ async function startRuntime(
   const kc = new KubeConfig();
   kc.loadFromFile(settings.kubeconfig);
   const apiServerPort = Number(new URL(kc.getCurrentCluster()?.server ?? '').port || 443);
+  const dns = await startClusterDns({
+    env: settings.envName,
+    network,
+    gateway,
+    podPrefix,
+    kubeconfig: resolve(settings.kubeconfig),
+    stateDir: resolve(settings.stateDir),
+    log,
+  });
   log.info({ network, subnet: `${podPrefix}.0.0/16`, gateway, apiServerPort }, 'pods run as containers');
-  return { pods: { kind: 'container', network, env: settings.envName, gateway, apiServerPort }, podPrefix };
+  return {
+    pods: { kind: 'container', network, env: settings.envName, gateway, apiServerPort, dns: dns.server },
+    podPrefix,
+    async stop() {
+      await dns.stop();
+      await removeEnvironment(settings.envName);
+    },
+  };
 }
 
 function which(command: string): string {

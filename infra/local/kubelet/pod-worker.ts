@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { V1ConfigMap, V1Container, V1Pod, V1Secret } from '@kubernetes/client-node';
 import type { Logger } from '../../../shared/io/log.ts';
 import { ContainerRunner, StartRefused, type Launch } from './container-runner.ts';
+import { podDnsFlags } from './cluster-dns.ts';
 import { planContainer } from './container-plan.ts';
 import { applyFsGroup } from './fs-group.ts';
 import { referencedSources, resolveEnv } from './env.ts';
@@ -35,6 +36,8 @@ export type PodRuntime =
       /** The host on the pods' network: where they reach the API server. */
       readonly gateway: string;
       readonly apiServerPort: number;
+      /** The pods' nameserver (cluster-dns.ts). */
+      readonly dns: string;
     };
 
 export interface WorkerDeps {
@@ -287,6 +290,7 @@ export class PodWorker {
       labels: this.sandboxLabels(),
       // The API server's names in its certificate, at the host: in-cluster clients verify it.
       hosts: API_SERVER_NAMES.map((host) => `${host}:${runtime.gateway}`),
+      dnsFlags: podDnsFlags(runtime.dns, this.namespace),
     });
     this.sandbox = name;
     this.log.info({ sandbox: name, podIP: this.podIP }, 'pod sandbox created');

@@ -55,7 +55,17 @@ export async function ensureNetwork(spec: NetworkSpec): Promise<{ gateway: strin
   const existing = await podman('network', 'ls', '--format', '{{.Name}}', '--filter', `name=^${spec.name}$`);
   if (!existing.split('\n').includes(spec.name)) {
     for (const stale of await environmentsOnSubnet(spec.subnet)) await removeEnvironment(stale);
-    await podman('network', 'create', '--subnet', spec.subnet, '--label', `${ENV_LABEL}=${spec.env}`, spec.name);
+    // Without podman's own DNS, which would hold the gateway's port 53 (cluster-dns.ts serves it).
+    await podman(
+      'network',
+      'create',
+      '--disable-dns',
+      '--subnet',
+      spec.subnet,
+      '--label',
+      `${ENV_LABEL}=${spec.env}`,
+      spec.name,
+    );
   }
   return { gateway: await gatewayOf(spec.name) };
 }
@@ -93,6 +103,8 @@ export interface SandboxSpec {
   readonly labels: Readonly<Record<string, string>>;
   /** Lines for the pod's /etc/hosts, `name:ip`. */
   readonly hosts?: readonly string[];
+  /** The pod's resolv.conf, as podman's --dns flags (cluster-dns.ts). */
+  readonly dnsFlags?: readonly string[];
 }
 
 /** A pod's sandbox: a podman pod whose infra container holds the network namespace. */
@@ -111,6 +123,7 @@ export async function createSandbox(spec: SandboxSpec): Promise<void> {
     spec.hostname,
     ...Object.entries(spec.labels).flatMap(([k, v]) => ['--label', `${k}=${v}`]),
     ...(spec.hosts ?? []).flatMap((h) => ['--add-host', h]),
+    ...(spec.dnsFlags ?? []),
   );
   await podman('pod', 'start', spec.name);
 }

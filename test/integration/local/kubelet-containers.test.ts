@@ -218,6 +218,23 @@ describe('the local kubelet with --runtime container: pods as OCI containers', f
     expect(await containersOf(before.metadata!.uid!)).to.deep.equal([]);
   });
 
+  it("resolves Services and pods' names with the cluster DNS, from inside a pod, as a client in a cluster does", async () => {
+    const [zero, one] = await Promise.all([pod('redis-0'), pod('redis-1')]);
+    const inOne = (await containersOf(one!.metadata!.uid!)).find((c) => c.endsWith('_redis'))!;
+    const run = async (command: string) => (await execInContainer(inOne, ['sh', '-c', command], 20_000)).output.trim();
+    // The StatefulSet pod's own name under its headless Service, by the search path.
+    expect((await run('getent hosts redis-0.redis')).split(/\s+/)[0]).to.equal(zero!.status!.podIP);
+    // The headless Service: every ready pod's address.
+    expect((await run('getent ahostsv4 redis | cut -d" " -f1 | sort -u')).split('\n').sort()).to.deep.equal(
+      [zero!.status!.podIP, one!.status!.podIP].sort(),
+    );
+    // The fully qualified name, and a client connecting by name.
+    expect((await run(`getent hosts redis-0.redis.${namespace}.svc.cluster.local`)).split(/\s+/)[0]).to.equal(
+      zero!.status!.podIP,
+    );
+    expect(await run('redis-cli -h redis-0.redis -a "$PASSWORD" --no-auth-warning ping')).to.equal('PONG');
+  });
+
   it('freezes, thaws and crashes a pod through the control API: NotReady while paused, restarted after a kill', async () => {
     const kubelet = new KubeletControl(env.kubeletControlUrl);
     const ready = (want: boolean) => async () => {
