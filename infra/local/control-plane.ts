@@ -65,6 +65,14 @@ export function loopbackServiceCidr(podIpPrefix: string): string {
   return `127.99.${x}.0/24`;
 }
 
+/** The Service range of an environment whose pods are containers: 172.16.X.0/24 for pods in
+ * 10.X.0.0/16, outside every pod network and distinct per environment; its addresses are put
+ * on the host (kubelet/cluster-ips.ts) and proxied (kubelet/service-proxy.ts). */
+export function containerServiceCidr(podIpPrefix: string): string {
+  const x = podIpPrefix.split('.')[1];
+  return `172.16.${x}.0/24`;
+}
+
 export function etcdCommand(l: Layout): [string, string[]] {
   const client = `http://127.0.0.1:${l.ports.etcd}`;
   const peer = `http://127.0.0.1:${l.ports.etcdPeer}`;

@@ -12,6 +12,7 @@ import {
   auditPolicy,
   controllerManagerCommand,
   etcdCommand,
+  containerServiceCidr,
   loopbackServiceCidr,
   schedulerCommand,
   type Layout,
@@ -104,7 +105,10 @@ export async function startEnvironment(options: StartOptions): Promise<Environme
       processes: {},
     };
     if (options.loopbackServices || options.knative) state.serviceCidr = loopbackServiceCidr(state.podIpPrefix);
-    if (options.runtime === 'container') state.containerRuntime = true;
+    if (options.runtime === 'container') {
+      state.containerRuntime = true;
+      state.serviceCidr = containerServiceCidr(state.podIpPrefix);
+    }
     await writeState(state);
     return { ...state, alreadyUp: false };
   });

@@ -5,6 +5,7 @@ import { existsSync, readlinkSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { heal, healSync, partitionTag } from './kubelet/partition.ts';
+import { clusterIpPrefix, removeClusterIps } from './kubelet/cluster-ips.ts';
 import { removeEnvironment } from './kubelet/podman-runtime.ts';
 import { envDir } from './paths.ts';
 import { isRunning, processesMentioning, signalAll, stopAll, withDescendants, type Target } from './processes.ts';
@@ -74,7 +75,10 @@ export async function stopEnvironment(name: string, options: StopOptions = {}): 
   // Partition rules the kubelet had no chance to remove (killed mid-partition).
   await heal(partitionTag(name));
   // Pods a container-runtime kubelet had no chance to remove, and the environment's network.
-  if (state.containerRuntime) await removeEnvironment(name);
+  if (state.containerRuntime) {
+    await removeEnvironment(name);
+    if (state.serviceCidr) await removeClusterIps(clusterIpPrefix(state.serviceCidr));
+  }
   const still = leftovers(state).concat(rest.filter((pid) => isRunning(pid)));
   if (still.length > 0)
     throw new Error(`processes of '${name}' still run after SIGKILL: ${[...new Set(still)].join(', ')}`);

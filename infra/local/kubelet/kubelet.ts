@@ -19,7 +19,9 @@ import { localNodes } from './node-spec.ts';
 import { cut, heal, partitionTag } from './partition.ts';
 import { PodManager } from './pod-manager.ts';
 import type { PodRuntime } from './pod-worker.ts';
+import { containerServiceCidr } from '../control-plane.ts';
 import { startClusterDns } from './cluster-dns.ts';
+import { clusterIpPrefix } from './cluster-ips.ts';
 import { ensureNetwork, removeEnvironment } from './podman-runtime.ts';
 import { killLeftovers } from './process-runner.ts';
 import { Provisioner } from './provisioner.ts';
@@ -125,8 +127,14 @@ export async function startKubelet(settings: KubeletSettings, log: Logger): Prom
   await objects.start();
   await pods.start();
   // 4: NodePort and LoadBalancer Services, reached from the host
-  const services = new ServiceProxy(clients, log.child({ part: 'service-proxy' }), nodes, settings.podIpPrefix, () =>
-    pods.listPods(),
+  // Where pods are containers, every Service's ClusterIP too (cluster-ips.ts).
+  const services = new ServiceProxy(
+    clients,
+    log.child({ part: 'service-proxy' }),
+    nodes,
+    settings.podIpPrefix,
+    () => pods.listPods(),
+    runtime.pods.kind === 'container' ? clusterIpPrefix(containerServiceCidr(settings.podIpPrefix)) : undefined,
   );
   await services.start();
   log.info({ nodes: nodes.map((n) => n.name), controlUrl: control.url }, 'kubelet ready');

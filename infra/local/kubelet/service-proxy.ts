@@ -1,9 +1,13 @@
 // What kube-proxy and a cloud's load-balancer controller do for Services that reach pods from
-// outside: NodePort and LoadBalancer Services, as a userspace TCP proxy.
+// outside: NodePort and LoadBalancer Services, as a userspace TCP proxy; and, where pods are
+// containers, every Service's ClusterIP, put on the host (cluster-ips.ts), which the pods reach
+// through their default route.
 //   NodePort      every node listens on <node address>:<nodePort> for each port.
 //   LoadBalancer  as NodePort, and the Service gets a load balancer IP, 127.X.255.<n> (pods use
 //                 127.X.1-254.*, nodes 127.X.0.*), written to status.loadBalancer.ingress,
 //                 that listens on <ip>:<port>.
+//   ClusterIP     (container environments) <clusterIP>:<port> for each port of every Service
+//                 with a ClusterIP, of any type.
 // A connection goes to one endpoint picked at random when it opens: a pod in the Service's
 // namespace whose labels match its selector, with an address, not being deleted, and Ready
 // unless the Service publishes not-ready addresses. externalTrafficPolicy is not applied: any
@@ -12,6 +16,7 @@ import type { V1Pod, V1Service, V1ServicePort } from '@kubernetes/client-node';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import type { Logger } from '../../../shared/io/log.ts';
 import { describe, inform, mergePatch, type Informed, type KubeClients } from './kube.ts';
+import { addClusterIp, removeClusterIp, removeClusterIps } from './cluster-ips.ts';
 import type { LocalNode } from './node-spec.ts';
 
 interface Listener {
@@ -70,9 +75,12 @@ export class ServiceProxy {
     private readonly nodes: readonly LocalNode[],
     private readonly prefix: string,
     private readonly pods: () => readonly V1Pod[],
+    /** The ClusterIPs' prefix (`172.16.X`) where they are proxied: container environments. */
+    private readonly clusterIps?: string,
   ) {}
 
   async start(): Promise<void> {
+    if (this.clusterIps) await removeClusterIps(this.clusterIps);
     this.services = inform<V1Service>(
       this.clients,
       this.log,
@@ -90,6 +98,7 @@ export class ServiceProxy {
     await this.services?.stop();
     await this.syncing;
     await Promise.all([...this.listeners.keys()].map((key) => this.close(key)));
+    if (this.clusterIps) await removeClusterIps(this.clusterIps);
   }
 
   /** One sync at a time, each seeing the latest Services. */
@@ -100,15 +109,18 @@ export class ServiceProxy {
   }
 
   private async sync(): Promise<void> {
-    const services = (this.services?.list() ?? []).filter(
-      (s) => s.spec?.type === 'NodePort' || s.spec?.type === 'LoadBalancer',
-    );
+    const services = this.services?.list() ?? [];
     const wanted = new Map<string, { service: string; port: number }>();
     for (const service of services) {
       const id = `${service.metadata?.namespace}/${service.metadata?.name}`;
+      const clusterIP = this.clusterIpOf(service);
+      const outside = service.spec?.type === 'NodePort' || service.spec?.type === 'LoadBalancer';
+      if (!outside && !clusterIP) continue;
       const balancer = service.spec?.type === 'LoadBalancer' ? await this.balancerOf(service) : undefined;
       for (const port of service.spec?.ports ?? []) {
         if ((port.protocol ?? 'TCP') !== 'TCP') continue;
+        if (clusterIP) wanted.set(`${clusterIP}:${port.port}`, { service: id, port: port.port });
+        if (!outside) continue;
         if (port.nodePort)
           for (const node of this.nodes)
             wanted.set(`${node.address}:${port.nodePort}`, { service: id, port: port.port });
@@ -120,6 +132,12 @@ export class ServiceProxy {
       if (!want || want.service !== listener.service || want.port !== listener.port) await this.close(key);
     }
     for (const [key, want] of wanted) if (!this.listeners.has(key)) await this.open(key, want.service, want.port);
+  }
+
+  /** The Service's ClusterIP where this proxy serves them, else undefined (headless: None). */
+  private clusterIpOf(service: V1Service): string | undefined {
+    const ip = service.spec?.clusterIP;
+    return this.clusterIps && ip?.startsWith(`${this.clusterIps}.`) ? ip : undefined;
   }
 
   /** The Service's load balancer address: the one in its status, else the next free one, written there. */
@@ -173,7 +191,9 @@ export class ServiceProxy {
     const listenPort = Number(key.slice(at + 1));
     const sockets = new Set<Socket>();
     const server = createServer((socket) => this.forward(socket, service, port, sockets));
+    const isClusterIp = !!this.clusterIps && host.startsWith(`${this.clusterIps}.`);
     try {
+      if (isClusterIp) await addClusterIp(host);
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
         server.listen(listenPort, host, () => {
@@ -196,6 +216,9 @@ export class ServiceProxy {
     this.listeners.delete(key);
     for (const socket of listener.sockets) socket.destroy();
     await new Promise((resolve) => listener.server.close(resolve));
+    const host = key.slice(0, key.lastIndexOf(':'));
+    const stillUsed = [...this.listeners.keys()].some((k) => k.startsWith(`${host}:`));
+    if (this.clusterIps && host.startsWith(`${this.clusterIps}.`) && !stillUsed) await removeClusterIp(host);
   }
 
   private forward(socket: Socket, id: string, servicePort: number, sockets: Set<Socket>): void {

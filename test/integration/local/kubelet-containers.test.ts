@@ -5,6 +5,7 @@
 // the claim, a read-only root, no capability, a memory limit, a password from a Secret, an exec
 // readiness probe, and data that outlives its pod.
 import { expect } from 'chai';
+import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
@@ -235,6 +236,40 @@ describe('the local kubelet with --runtime container: pods as OCI containers', f
     expect(await run('redis-cli -h redis-0.redis -a "$PASSWORD" --no-auth-warning ping')).to.equal('PONG');
   });
 
+  it("routes a Service's ClusterIP to its ready pods, from inside a pod by name and from the host", async () => {
+    const service = await core.createNamespacedService({
+      namespace,
+      body: {
+        metadata: { name: 'redis-any' },
+        spec: { selector: { app: 'redis' }, ports: [{ name: 'redis', port: 7000, targetPort: 'redis' as never }] },
+      },
+    });
+    const clusterIP = service.spec?.clusterIP ?? '';
+    expect(clusterIP.startsWith(`172.16.${env.podIpPrefix.split('.')[1]}.`), clusterIP).to.equal(true);
+    const one = await pod('redis-1');
+    const inOne = (await containersOf(one!.metadata!.uid!)).find((c) => c.endsWith('_redis'))!;
+    // The Service port (7000) to the pods' named port (6379), through the cluster DNS's answer.
+    const byName = await waitFor(
+      async () => {
+        const out = await execInContainer(
+          inOne,
+          ['sh', '-c', 'timeout 2 redis-cli -h redis-any -p 7000 -a "$PASSWORD" --no-auth-warning ping'],
+          10_000,
+        );
+        return out.output.trim() === 'PONG' && out.output.trim();
+      },
+      { what: 'PONG from redis-any:7000 inside redis-1' },
+    );
+    expect(byName).to.equal('PONG');
+    const fromHost = new Redis({ host: clusterIP, port: 7000, password, lazyConnect: true, maxRetriesPerRequest: 1 });
+    try {
+      await fromHost.connect();
+      expect(await fromHost.ping()).to.equal('PONG');
+    } finally {
+      fromHost.disconnect();
+    }
+  });
+
   it('freezes, thaws and crashes a pod through the control API: NotReady while paused, restarted after a kill', async () => {
     const kubelet = new KubeletControl(env.kubeletControlUrl);
     const ready = (want: boolean) => async () => {
@@ -385,8 +420,11 @@ describe('the local kubelet with --runtime container: pods as OCI containers', f
     expect(waiting.message).to.contain('registry.example.com/team/app:1.0').and.contain('no registry is reachable');
   });
 
-  it('leaves no container and no network behind once the environment is down', async () => {
+  it('leaves no container, network or ClusterIP behind once the environment is down', async () => {
     await stopEnvironment(name, { purge: true });
+    const prefix = `172.16.${env.podIpPrefix.split('.')[1]}.`;
+    const onLo = execFileSync('ip', ['-o', '-4', 'addr', 'show', 'dev', 'lo'], { encoding: 'utf8' });
+    expect(onLo).to.not.contain(prefix);
     expect(await podman('ps', '--all', '--quiet', '--filter', `label=knredis.env=${name}`)).to.equal('');
     expect(await podman('network', 'ls', '--quiet', '--filter', `label=knredis.env=${name}`)).to.equal('');
   });
