@@ -1,7 +1,7 @@
 // Pod volumes as host directories under <state>/pods/<uid>/volumes: configMap and secret
 // (files from keys or items, rewritten when the object changes), emptyDir (removed with the
 // pod) and persistentVolumeClaim (the bound PV's hostPath, which outlives the pod).
-import { mkdir, readFile, rename, rm, writeFile, chmod } from 'node:fs/promises';
+import { chmod, chown, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, normalize } from 'node:path';
 import type { V1Container, V1Pod, V1Volume } from '@kubernetes/client-node';
 import { isNotFound, type KubeClients } from './kube.ts';
@@ -85,7 +85,7 @@ export async function removePodDir(podDir: string): Promise<void> {
   await rm(podDir, { recursive: true, force: true });
 }
 
-type Files = Map<string, { content: Buffer; mode?: number }>;
+type Files = Map<string, { content: Buffer; mode?: number; owner?: number }>;
 
 type Items = { key: string; path: string; mode?: number }[] | undefined;
 
@@ -145,8 +145,17 @@ async function projectedFiles(
       // A token for the pod's service account, requested once (not rotated locally).
       const path = source.serviceAccountToken.path;
       const existing = await readFile(join(dir, path)).catch(() => undefined);
-      const token = existing ?? (await requestToken(clients, pod, source.serviceAccountToken.expirationSeconds));
-      files.set(path, { content: token, mode: 0o600 });
+      const { audience, expirationSeconds } = source.serviceAccountToken;
+      const token = existing ?? (await requestToken(clients, pod, audience, expirationSeconds));
+      // As a kubelet writes it: the volume's mode, unless the pod has one user for all its
+      // containers (the file is then that user's, 0600) or an fsGroup (0600, then the group's).
+      const fsUser = podFsUser(pod);
+      const owned = fsUser !== undefined || pod.spec?.securityContext?.fsGroup !== undefined;
+      files.set(path, {
+        content: token,
+        ...(owned ? { mode: 0o600 } : {}),
+        ...(fsUser !== undefined ? { owner: fsUser } : {}),
+      });
     }
   }
   return files;
@@ -173,14 +182,20 @@ function pairs(map: Record<string, string> | undefined): string {
     .join('\n');
 }
 
-async function requestToken(clients: KubeClients, pod: V1Pod, expirationSeconds?: number): Promise<Buffer> {
+/** A token bound to the pod, for the audience the projection names (the API server's when none). */
+async function requestToken(
+  clients: KubeClients,
+  pod: V1Pod,
+  audience: string | undefined,
+  expirationSeconds: number | undefined,
+): Promise<Buffer> {
   try {
     const review = await clients.core.createNamespacedServiceAccountToken({
       name: pod.spec?.serviceAccountName ?? 'default',
       namespace: pod.metadata?.namespace ?? 'default',
       body: {
         spec: {
-          audiences: [],
+          audiences: audience ? [audience] : [],
           expirationSeconds: expirationSeconds ?? 3600,
           boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: pod.metadata?.name, uid: pod.metadata?.uid },
         },
@@ -190,6 +205,16 @@ async function requestToken(clients: KubeClients, pod: V1Pod, expirationSeconds?
   } catch {
     return Buffer.alloc(0);
   }
+}
+
+/** The user all the pod's containers run as, when they agree on one (a kubelet's fsUser). */
+export function podFsUser(pod: V1Pod): number | undefined {
+  const podUser = pod.spec?.securityContext?.runAsUser;
+  const users = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].map(
+    (c) => c.securityContext?.runAsUser ?? podUser,
+  );
+  const [first] = users;
+  return first !== undefined && users.every((u) => u === first) ? first : undefined;
 }
 
 /** Writes files whose content changed (write + rename, so readers never see half a file). */
@@ -202,6 +227,7 @@ async function writeFiles(dir: string, files: Files, defaultMode: number): Promi
     await mkdir(dirname(target), { recursive: true });
     await writeFile(`${target}.tmp`, file.content);
     await chmod(`${target}.tmp`, file.mode ?? defaultMode);
+    if (file.owner !== undefined) await chown(`${target}.tmp`, file.owner, -1);
     await rename(`${target}.tmp`, target);
   }
 }
