@@ -88,7 +88,8 @@ async function open(shape: EnvironmentShape): Promise<LocalEnvironment> {
   return toLocal(state);
 }
 
-function toLocal(state: EnvState): LocalEnvironment {
+/** The test view of an environment a test started itself (another runtime, another shape). */
+export function toLocal(state: EnvState): LocalEnvironment {
   const env = { KUBECONFIG: state.kubeconfig, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' };
   return {
     name: state.name,
