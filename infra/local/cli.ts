@@ -4,7 +4,8 @@
 //          round-robin over 3); --audit has the API server write logs/audit.log (benchmarks
 //          count requests with it); --knative installs Knative's CRDs and runs its webhooks
 //          (infra/local/knative/); --runtime container runs the pods as OCI containers (podman)
-//          at 10.X addresses instead of processes at 127.X (kubelet/README.md)
+//          at 10.X addresses instead of processes at 127.X (kubelet/README.md); --cert-manager
+//          installs cert-manager (its CRDs, controller and CA injector: cert-manager.ts)
 //   down   [--name N] [--purge]     stop every process it started; --purge also drops certs and logs
 //   status [--name N] [--json]      where it is; --json prints one JSON object (DESIGN.md contract)
 import { parseArgs } from 'node:util';
@@ -22,6 +23,7 @@ const { positionals, values } = parseArgs({
     audit: { type: 'boolean', default: false },
     knative: { type: 'boolean', default: false },
     runtime: { type: 'string', default: 'process' },
+    'cert-manager': { type: 'boolean', default: false },
   },
 });
 const name = values.name;
@@ -46,6 +48,7 @@ async function main(): Promise<void> {
         audit: values.audit,
         knative: values.knative,
         runtime,
+        certManager: values['cert-manager'],
         progress: (line) => console.log(`  [${elapsed()}] ${line}`),
       });
       console.log(env.alreadyUp ? `'${name}' is already up` : `'${name}' is up after ${elapsed()}`);
@@ -67,7 +70,7 @@ async function main(): Promise<void> {
     }
     default:
       console.error(
-        'usage: tsx infra/local/cli.ts up|down|status [--name N] [--nodes N] [--zones a,b,...] [--knative] [--runtime process|container] [--json] [--purge]',
+        'usage: tsx infra/local/cli.ts up|down|status [--name N] [--nodes N] [--zones a,b,...] [--knative] [--runtime process|container] [--cert-manager] [--json] [--purge]',
       );
       process.exitCode = 2;
   }

@@ -17,6 +17,7 @@ import {
   schedulerCommand,
   type Layout,
 } from './control-plane.ts';
+import { installCertManager } from './cert-manager.ts';
 import { installKnative } from './knative/install.ts';
 import { writeKubeconfig } from './kubeconfig.ts';
 import { envDir, kubeletMain, repoRoot, validateName, versions } from './paths.ts';
@@ -57,6 +58,8 @@ export interface StartOptions {
   standardNodeTimings?: boolean;
   /** How the kubelet runs pods: processes at 127.X (default) or OCI containers at 10.X (kubelet/README.md). */
   runtime?: 'process' | 'container';
+  /** Install cert-manager once up (cert-manager.ts): the overlays' webhook certificate. */
+  certManager?: boolean;
 }
 
 export async function startEnvironment(options: StartOptions): Promise<Environment> {
@@ -114,6 +117,7 @@ export async function startEnvironment(options: StartOptions): Promise<Environme
   });
   try {
     if (reserved.alreadyUp) {
+      if (options.certManager) await installCertManager(reserved, progress);
       if (!options.knative) return reserved;
       return { ...(await installKnative(name, progress)), alreadyUp: true };
     }
@@ -125,6 +129,7 @@ export async function startEnvironment(options: StartOptions): Promise<Environme
       standardNodeTimings: options.standardNodeTimings ?? false,
       runtime: state.containerRuntime ? 'container' : 'process',
     });
+    if (options.certManager) await installCertManager(booted, progress);
     return { ...(options.knative ? await installKnative(name, progress) : booted), alreadyUp: false };
   } catch (error) {
     if (reserved.alreadyUp) throw error;
