@@ -12,6 +12,9 @@ import { startEnvironment, stopEnvironment, type Environment } from '../../infra
 import { podman } from '../../infra/local/kubelet/podman-runtime.ts';
 import { requireCommand } from '../support/prerequisites.ts';
 import { toLocal, type LocalEnvironment } from '../support/local-env.ts';
+import { NodePool } from '../../shared/io/redis/connection.ts';
+import { observe } from '../../shared/io/redis/observe.ts';
+import { bulkLoad, ClientLoad } from '../integration/cluster/client-load.ts';
 import { ClusterView, fullShape } from './observe.ts';
 
 const name = `in-cluster-${process.pid}`;
@@ -25,6 +28,20 @@ describe('knredis installed from its own overlay, in containers (in-cluster)', f
   let shop: ClusterView;
 
   const kubectl = (args: string[], input?: string) => env.kubectl(args, input ? { input } : {});
+  /** A client writing and reading `keys` keys, loaded first (ClientLoad expects their first value). */
+  const loadOn = async (prefix: string, keys: number): Promise<ClientLoad> => {
+    const password = await shop.password();
+    const pool = new NodePool({ auth: { password } });
+    try {
+      const pods = await shop.pods();
+      const nodes = pods.map((p) => ({ name: p.name, address: { ip: p.ip, port: 6379 }, nodeName: p.node }));
+      await bulkLoad(await observe(nodes, pool), prefix, keys, password);
+    } finally {
+      await pool.close();
+    }
+    const seeds = (await shop.get())?.status?.shards?.map((s) => ({ ip: s.master?.ip ?? '', port: 6379 })) ?? [];
+    return new ClientLoad(seeds, prefix, keys, password);
+  };
 
   before(async function () {
     requireCommand('podman', 'Debian package podman; npm test installs it');
@@ -139,6 +156,48 @@ describe('knredis installed from its own overlay, in containers (in-cluster)', f
       expect(values.filter((v, i) => v !== `v-${keys[i]}`)).to.deep.equal([]);
     } finally {
       client.disconnect();
+    }
+  });
+
+  it('scales 3 -> 4 masters by live slot migration from its pod, under a client: no client error, every key kept', async () => {
+    const load = await loadOn('load', 20_000);
+    try {
+      load.start(4);
+      await env.waitFor(() => load.counts().ops > 1000, { what: 'the client load under way' });
+      await kubectl(['-n', namespace, 'scale', 'rediscluster', 'shop', '--replicas=4']);
+      await shop.until('shop Ready with 4x1', fullShape(4, 1), 300_000);
+      const report = await load.stop();
+      expect(report.errors, report.samples.join('\n')).to.equal(0);
+      expect(report.ops).to.be.greaterThan(1000);
+      expect(await load.verify()).to.deep.equal([]);
+    } finally {
+      await load.stop();
+      await load.close();
+    }
+  });
+
+  it('heals after a master pod is deleted: back to full shape, and no acknowledged write lost', async () => {
+    const victim = (await shop.get())?.status?.shards?.[0]?.master?.pod ?? '';
+    const load = await loadOn('heal', 5_000);
+    try {
+      load.start(4);
+      await env.waitFor(() => load.counts().ops > 500, { what: 'the client load under way' });
+      const uid = (await shop.pods()).find((p) => p.name === victim)?.uid;
+      await kubectl(['-n', namespace, 'delete', 'pod', victim, '--wait=false']);
+      // As the process-mode e2e waits: the pod back under a new uid, and the cluster in full shape.
+      await env.waitFor(
+        async () => {
+          const pod = (await shop.pods()).find((p) => p.name === victim);
+          return !!pod && pod.uid !== uid && fullShape(4, 1)(await shop.get());
+        },
+        { what: `${victim} back and shop in full shape`, timeout: 300_000, interval: 500 },
+      );
+      const report = await load.stop();
+      expect(report.ops).to.be.greaterThan(500);
+      expect(await load.verify()).to.deep.equal([]);
+    } finally {
+      await load.stop();
+      await load.close();
     }
   });
 
