@@ -1,12 +1,13 @@
-// The local kubelet: nodes with leases, pods as processes or as OCI containers (--runtime), a
-// hostPath provisioner, node ports
-// and load balancers (service-proxy.ts), and the control API for tests (faults: crashes,
-// frozen pods, failed or silent nodes, partitions), started and stopped together.
+// The local kubelet: nodes with leases, pods as processes or as OCI containers (--runtime, with
+// cluster DNS and ClusterIPs for the latter), a hostPath provisioner, node ports and load
+// balancers (service-proxy.ts), and the control API for tests (faults: crashes, frozen pods,
+// failed or silent nodes, partitions), started and stopped together.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '../../../shared/io/log.ts';
+import { containerServiceCidr } from '../control-plane.ts';
 import { exporterBinary } from '../paths.ts';
 import type { KubeletSettings } from './cli-args.ts';
 import { startControlServer } from './control-server.ts';
@@ -19,7 +20,6 @@ import { localNodes } from './node-spec.ts';
 import { cut, heal, partitionTag } from './partition.ts';
 import { PodManager } from './pod-manager.ts';
 import type { PodRuntime } from './pod-worker.ts';
-import { containerServiceCidr } from '../control-plane.ts';
 import { startClusterDns } from './cluster-dns.ts';
 import { clusterIpPrefix } from './cluster-ips.ts';
 import { ensureNetwork, removeEnvironment } from './podman-runtime.ts';
@@ -126,8 +126,8 @@ export async function startKubelet(settings: KubeletSettings, log: Logger): Prom
   await provisioner.start();
   await objects.start();
   await pods.start();
-  // 4: NodePort and LoadBalancer Services, reached from the host
-  // Where pods are containers, every Service's ClusterIP too (cluster-ips.ts).
+  // 4: NodePort and LoadBalancer Services, reached from the host; where pods are containers,
+  // every Service's ClusterIP too (cluster-ips.ts).
   const services = new ServiceProxy(
     clients,
     log.child({ part: 'service-proxy' }),
