@@ -25,6 +25,7 @@ import { waitFor } from '../../support/wait-for.ts';
 
 const env = `podman-runtime-${process.pid}`;
 const REDIS_IMAGE = 'docker.io/library/redis:7.2';
+const EXPORTER_IMAGE = 'docker.io/oliver006/redis_exporter:v1.62.0';
 
 /** A /16 no other podman network holds (other environments and test runs make theirs). */
 async function networkOfItsOwn(): Promise<{ name: string; prefix: string; gateway: string }> {
@@ -94,11 +95,13 @@ describe('the local kubelet: pods as OCI containers (podman, runc)', function ()
   before(async function () {
     requireCommand('podman', 'Debian package podman; npm test installs it');
     requireCommand('runc', 'Debian package runc; npm test installs it');
-    try {
-      await podman('image', 'exists', REDIS_IMAGE);
-    } catch {
-      throw new Error(`prerequisite missing: the image ${REDIS_IMAGE} is not built (run infra/image/build-redis.sh)`);
-    }
+    for (const [image, script] of [
+      [REDIS_IMAGE, 'infra/image/build-redis.sh'],
+      [EXPORTER_IMAGE, 'infra/image/build-exporter.sh'],
+    ])
+      await podman('image', 'exists', image!).catch(() => {
+        throw new Error(`prerequisite missing: the image ${image} is not built (run ${script})`);
+      });
     dir = await mkdtemp(join(tmpdir(), 'knredis-podman-runtime-'));
     await removeEnvironment(env);
     network = await networkOfItsOwn();
@@ -140,6 +143,32 @@ describe('the local kubelet: pods as OCI containers (podman, runc)', function ()
     } finally {
       host.close();
     }
+  });
+
+  it("runs the exporter sidecar's image beside Redis in a pod: as its image's user, scraping Redis at localhost", async () => {
+    const { sandbox, ip } = await pod('exporter-0');
+    await container(sandbox, 'redis', {
+      image: REDIS_IMAGE,
+      args: ['--protected-mode', 'no', '--requirepass', 'm0n'],
+      user: '999:999',
+    });
+    // As a RedisCluster's pod runs it: the address and password in its environment, the root read-only.
+    await container(sandbox, 'exporter', {
+      image: EXPORTER_IMAGE,
+      env: { REDIS_ADDR: 'redis://localhost:6379', REDIS_PASSWORD: 'm0n' },
+      readOnlyRootFilesystem: true,
+      dropCapabilities: ['ALL'],
+    });
+    const metrics = async () => {
+      const res = await fetch(`http://${ip}:9121/metrics`).catch(() => undefined);
+      return res?.ok ? res.text() : '';
+    };
+    await waitFor(async () => /^redis_up 1$/m.test(await metrics()), { what: 'the exporter reporting redis_up 1' });
+    const text = await metrics();
+    expect(text).to.match(/^redis_exporter_build_info\{.*version="v1\.62\.0".*\} 1$/m);
+    // The image's own user (59000, as upstream's), not root: nothing else sets one here.
+    const user = await podman('inspect', '--format', '{{.Config.User}}', `${sandbox}_exporter`);
+    expect(user.trim()).to.equal('59000:59000');
   });
 
   it('runs as the given user, with read-only mounts and root file system, and no capability', async () => {
