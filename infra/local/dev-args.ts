@@ -15,6 +15,11 @@ export interface DevOptions {
   readonly namespace: string;
   /** Seconds to wait for the sample to be Ready before saying it is not (dev keeps running). */
   readonly readyTimeoutS: number;
+  /**
+   * The operator as users deploy it (`--in-cluster`): pods as containers, cert-manager, the images
+   * built, `kubectl apply -k infra/overlays/kubernetes`; else its functions run as processes here.
+   */
+  readonly inCluster: boolean;
 }
 
 export const devUsage = `usage: npm run dev -- [options]
@@ -32,6 +37,9 @@ options:
   --no-sample        apply none
   --namespace NS     namespace of the sample (default "default")
   --ready-timeout S  seconds to wait for Ready before saying it is not (default 900)
+  --in-cluster       deploy the operator as users do: its image built here, pods as OCI
+                     containers (podman) with cluster DNS and Services, cert-manager, then
+                     kubectl apply -k infra/overlays/kubernetes (needs an environment started so)
   -h, --help         this text
 
 environment: DASHBOARD_TOKEN (the dashboard then asks for it; unset: DASHBOARD_AUTH=none on
@@ -56,6 +64,7 @@ export function parseDevArgs(argv: string[], env: Readonly<Record<string, string
         'no-sample': { type: 'boolean', default: false },
         namespace: { type: 'string', default: 'default' },
         'ready-timeout': { type: 'string', default: '900' },
+        'in-cluster': { type: 'boolean', default: false },
       },
     });
   } catch (error) {
@@ -84,6 +93,7 @@ export function parseDevArgs(argv: string[], env: Readonly<Record<string, string
     keep: v.keep,
     namespace: v.namespace,
     readyTimeoutS,
+    inCluster: v['in-cluster'],
     sample: v['no-sample'] ? undefined : (v.sample ?? join(repoRoot, 'infra', 'samples', 'redis-cluster-v1beta1.yaml')),
   });
 }

@@ -1,7 +1,9 @@
 // `npm run dev`: the local Kubernetes (reused when up), the operator as separate processes
-// (infra/local/operator-stack.ts), a sample RedisCluster, its progress, then where to look.
+// (infra/local/operator-stack.ts) or, with --in-cluster, installed into it as users install it
+// (infra/local/install-operator.ts), a sample RedisCluster, its progress, then where to look.
 // Ctrl-C / SIGTERM stop what this process started; a second Ctrl-C kills it at once.
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -10,10 +12,17 @@ import { childNames } from '../../shared/core/resources/names.ts';
 import { devUsage, parseDevArgs, UsageError, type DevOptions } from './dev-args.ts';
 import { watchProgress, type WatchProgress } from './dev-progress.ts';
 import { removeDevState, runningDev, writeDevState } from './dev-state.ts';
-import { devSummary } from './dev-summary.ts';
-import { startEnvironment, stopEnvironment } from './environment.ts';
+import { devSummary, type DevSummary } from './dev-summary.ts';
+import { startEnvironment, stopEnvironment, type Environment } from './environment.ts';
+import {
+  buildImages,
+  DASHBOARD_SECRET,
+  installOperator,
+  OPERATOR_NAMESPACE,
+  operatorUrls,
+} from './install-operator.ts';
 import { startOperatorStack, type OperatorStack } from './operator-stack.ts';
-import { envDir } from './paths.ts';
+import { envDir, repoRoot } from './paths.ts';
 import { readState } from './state.ts';
 import { environmentStatus } from './status.ts';
 import { killEnvironmentSync } from './stop.ts';
@@ -88,13 +97,30 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
 
 async function main(): Promise<void> {
   // 1: the local Kubernetes
-  say(`local environment '${options.name}'`);
+  say(`local environment '${options.name}'${options.inCluster ? ' (pods as containers, cert-manager)' : ''}`);
   // Owned from the start when it is not up, so Ctrl-C during its start stops it.
   ownsEnvironment = !environmentStatus(options.name).running;
+  if (!ownsEnvironment && !!readState(options.name)?.containerRuntime !== options.inCluster)
+    throw new Error(
+      options.inCluster
+        ? `the environment '${options.name}' is up with pods as processes; --in-cluster needs one whose pods are containers: npm run local:down -- --name ${options.name}, or --name another`
+        : `the environment '${options.name}' is up with pods as containers (--in-cluster); add --in-cluster, or --name another`,
+    );
+  if (options.inCluster) {
+    // What npm's predev set-up (for plain dev) leaves out: podman, runc and mmdebstrap.
+    const setup = spawnSync(process.execPath, [join(repoRoot, 'infra', 'setup', 'setup.mjs'), 'in-cluster'], {
+      stdio: 'inherit',
+    });
+    if (setup.status !== 0) throw new Error('the set-up for --in-cluster failed (above)');
+    // Before the environment: the images are what its pods pull (the first time, minutes).
+    say('images (infra/image)');
+    await buildImages((line) => say(`  ${line}`));
+  }
   const env = await startEnvironment({
     name: options.name,
     nodes: options.nodes,
     progress: (line) => say(`  ${line}`),
+    ...(options.inCluster ? { runtime: 'container' as const, certManager: true } : {}),
   });
   ownsEnvironment = !env.alreadyUp;
   say(env.alreadyUp ? `  already up: reusing it (it keeps running on exit)` : `  up (${env.nodes.length} nodes)`);
@@ -106,6 +132,7 @@ async function main(): Promise<void> {
     kubeconfig: env.kubeconfig,
   };
   await writeDevState({ ...record, stack: {} });
+  if (options.inCluster) return inCluster(env);
   // 2: the operator
   say('operator');
   const token = process.env.DASHBOARD_TOKEN;
@@ -123,40 +150,87 @@ async function main(): Promise<void> {
   });
   await writeDevState({ ...record, stack: stack.pids(), dashboard: stack.urls.dashboard });
   // 3: the sample, and its progress until Ready
-  const sample = options.sample
-    ? applySample(env.kubectl, env.kubeconfig, options.sample, options.namespace)
-    : undefined;
-  if (sample) {
-    say(`RedisCluster ${options.namespace}/${sample}:`);
-    const kc = new KubeConfig();
-    kc.loadFromFile(env.kubeconfig);
-    progress = watchProgress(kc, options.namespace, sample, options.readyTimeoutS * 1000, (line) => say(`  ${line}`));
-    const ready = await progress.done;
-    if (stopping) return;
-    say(
-      ready
-        ? `RedisCluster ${sample} is Ready`
-        : `RedisCluster ${sample} is NOT Ready after ${options.readyTimeoutS}s: see the logs below and kubectl describe`,
-    );
-  }
+  const sample = await sampleUntilReady(env);
+  if (stopping) return;
   // 4: where to look
+  printSummary(env, sample, {
+    dashboard: stack.urls.dashboard,
+    dashboardToken: !!token,
+    metrics: [stack.urls.metrics, ...stack.urls.workerMetrics],
+    logsDir: join(stack.dir, 'logs'),
+  });
+  watchProcesses(stack);
+}
+
+/** The operator installed into the environment, then the sample, its progress and where to look. */
+async function inCluster(env: Environment): Promise<void> {
+  const run = promisify(execFile);
+  // Rejects with kubectl's own message: the Secrets' values go on its standard input only.
+  const kubectl = async (args: string[], input?: string) => {
+    const child = run(env.kubectl, ['--kubeconfig', env.kubeconfig, ...args], { timeout: 600_000 });
+    if (input !== undefined) child.child.stdin?.end(input);
+    try {
+      return (await child).stdout;
+    } catch (error) {
+      const e = error as { stderr?: string; message: string };
+      throw new Error(`kubectl ${args[0]} failed: ${e.stderr?.trim() || e.message}`, { cause: error });
+    }
+  };
+  say(`operator: infra/overlays/kubernetes into the namespace ${OPERATOR_NAMESPACE}`);
+  const token = process.env.DASHBOARD_TOKEN;
+  await installOperator({ kubectl, progress: (line) => say(`  ${line}`), ...(token ? { dashboardToken: token } : {}) });
+  const urls = await operatorUrls(kubectl);
+  const sample = await sampleUntilReady(env);
+  if (stopping) return;
+  printSummary(env, sample, {
+    dashboard: urls.dashboard,
+    dashboardToken: !!token,
+    metrics: urls.metrics,
+    inCluster: { namespace: OPERATOR_NAMESPACE, tokenSecret: DASHBOARD_SECRET },
+  });
+  // Keep the event loop alive until a signal arrives.
+  setInterval(() => {}, 1 << 30);
+}
+
+/** Prints where to look: what both ways of running the operator share, and `where` it answers. */
+function printSummary(
+  env: Environment,
+  sample: string | undefined,
+  where: Pick<DevSummary, 'dashboard' | 'dashboardToken' | 'metrics' | 'logsDir' | 'inCluster'>,
+): void {
   console.log(
     devSummary({
       envName: options.name,
       kubeconfig: env.kubeconfig,
       kubectl: env.kubectl,
-      dashboard: stack.urls.dashboard,
-      dashboardToken: !!token,
-      metrics: [stack.urls.metrics, ...stack.urls.workerMetrics],
-      logsDir: join(stack.dir, 'logs'),
       envLogsDir: join(env.dir, 'logs'),
+      ...where,
       ...(sample
         ? { sample: { name: sample, namespace: options.namespace, secret: childNames(sample).generatedSecret } }
         : {}),
       keepsEnvironment: !ownsEnvironment || options.keep,
     }),
   );
-  watchProcesses(stack);
+}
+
+/** Applies the sample (unless --no-sample) and shows its progress until Ready or the timeout. */
+async function sampleUntilReady(env: Environment): Promise<string | undefined> {
+  const sample = options.sample
+    ? applySample(env.kubectl, env.kubeconfig, options.sample, options.namespace)
+    : undefined;
+  if (!sample) return undefined;
+  say(`RedisCluster ${options.namespace}/${sample}:`);
+  const kc = new KubeConfig();
+  kc.loadFromFile(env.kubeconfig);
+  progress = watchProgress(kc, options.namespace, sample, options.readyTimeoutS * 1000, (line) => say(`  ${line}`));
+  const ready = await progress.done;
+  if (!stopping)
+    say(
+      ready
+        ? `RedisCluster ${sample} is Ready`
+        : `RedisCluster ${sample} is NOT Ready after ${options.readyTimeoutS}s: see the logs below and kubectl describe`,
+    );
+  return sample;
 }
 
 function applySample(kubectl: string, kubeconfig: string, file: string, namespace: string): string {

@@ -2,7 +2,7 @@
 // What `npm run dev` and `npm test` need on the machine, in one place: a package added here is
 // installed by both commands' set-up. Plain JavaScript: it runs before node_modules exists.
 
-/** @typedef {'dev' | 'test'} Purpose */
+/** @typedef {'dev' | 'test' | 'in-cluster'} Purpose  in-cluster: `npm run dev -- --in-cluster` (dev.ts runs it) */
 
 /**
  * A Debian package, found on the machine by the command it provides.
@@ -19,19 +19,19 @@ export const debianPackages = [
     name: 'redis-server',
     command: 'redis-server',
     why: 'the local pods and the queue run real redis-server processes',
-    for: ['dev', 'test'],
+    for: ['dev', 'test', 'in-cluster'],
   },
   {
     name: 'redis-tools',
     command: 'redis-cli',
     why: 'redis-cli: the commands npm run dev prints, the migration benchmark',
-    for: ['dev', 'test'],
+    for: ['dev', 'test', 'in-cluster'],
   },
   {
     name: 'openssl',
     command: 'openssl',
     why: 'certificates of the local control plane and the webhooks',
-    for: ['dev', 'test'],
+    for: ['dev', 'test', 'in-cluster'],
   },
   { name: 'chromium', command: 'chromium', why: 'the dashboard is tested in a real browser', for: ['test'] },
   { name: 'iptables', command: 'iptables', why: 'the chaos tests cut traffic on the loopback device', for: ['test'] },
@@ -51,19 +51,19 @@ export const debianPackages = [
     name: 'podman',
     command: 'podman',
     why: 'the knredis image is built (npm run image) and run as a container in the tests',
-    for: ['test'],
+    for: ['test', 'in-cluster'],
   },
   {
     name: 'runc',
     command: 'runc',
     why: "podman's runtime for the image's containers (crun fails on cgroup-v1 hosts)",
-    for: ['test'],
+    for: ['test', 'in-cluster'],
   },
   {
     name: 'mmdebstrap',
     command: 'mmdebstrap',
     why: "the image's base (node:20-bookworm-slim) is built from Debian's packages: no image registry is reached",
-    for: ['test'],
+    for: ['test', 'in-cluster'],
   },
 ];
 

@@ -161,11 +161,14 @@ function run(/** @type {string[]} */ argv) {
 }
 
 async function main() {
-  const [purpose, flag] = process.argv.slice(2);
-  if ((purpose !== 'dev' && purpose !== 'test') || (flag !== undefined && flag !== '--dry-run')) {
-    console.error('usage: node infra/setup/setup.mjs dev|test [--dry-run]');
+  const [given = '', flag] = process.argv.slice(2);
+  /** @type {Record<import('./needs.mjs').Purpose, string>} */
+  const commands = { dev: 'npm run dev', test: 'npm test', 'in-cluster': 'npm run dev -- --in-cluster' };
+  if (!Object.hasOwn(commands, given) || (flag !== undefined && flag !== '--dry-run')) {
+    console.error('usage: node infra/setup/setup.mjs dev|test|in-cluster [--dry-run]');
     return 2;
   }
+  const purpose = /** @type {import('./needs.mjs').Purpose} */ (given);
   const plan = planSetup(gatherFacts(purpose));
   if (plan.actions.length > 0 && flag === undefined && !process.env.KNREDIS_SETUP_LOCKED && onPath('flock')) {
     // One set-up at a time per machine (npm run dev and npm test started together on a fresh
@@ -184,7 +187,7 @@ async function main() {
   }
   for (const note of plan.notes) say(`note: ${note}`);
   if (plan.problems.length > 0) {
-    say(`npm ${purpose === 'dev' ? 'run dev' : 'test'} needs what this set-up cannot install; nothing was changed:`);
+    say(`${commands[purpose]} needs what this set-up cannot install; nothing was changed:`);
     for (const problem of plan.problems) console.error(`  - ${problem}`);
     return 1;
   }

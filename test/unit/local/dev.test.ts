@@ -32,6 +32,10 @@ describe('infra/local/dev-args', function () {
     expect(parseDevArgs([], { KNREDIS_DEV_ENV: 'dev-e2e-1' }).name).to.equal('dev-e2e-1');
     expect(parseDevArgs(['--name', 'mine'], { KNREDIS_DEV_ENV: 'dev-e2e-1' }).name).to.equal('mine');
   });
+  it('runs the operator as processes unless --in-cluster', function () {
+    expect(parseDevArgs([], {}).inCluster).to.equal(false);
+    expect(parseDevArgs(['--in-cluster'], {}).inCluster).to.equal(true);
+  });
   it('applies no sample with --no-sample, and keeps the environment with --keep', function () {
     expect(parseDevArgs(['--no-sample', '--keep'], {})).to.include({ sample: undefined, keep: true });
   });
@@ -112,6 +116,26 @@ describe('infra/local/dev-summary', function () {
       .and.contain('redis-cli -c');
     expect(text).to.contain('stops the operator and the local environment');
     expect(text).to.contain('no token: DASHBOARD_AUTH=none');
+  });
+  it('in-cluster, says where the token and the logs are, never the token itself', function () {
+    const text = devSummary({
+      ...base,
+      logsDir: undefined,
+      dashboard: 'http://172.16.3.9:80/admin/queues',
+      inCluster: { namespace: 'knredis-system', tokenSecret: 'knredis-dashboard' },
+      keepsEnvironment: false,
+    });
+    expect(text)
+      .to.contain('the operator in its namespace knredis-system')
+      .and.contain('http://172.16.3.9:80/admin/queues');
+    expect(text).to.contain(
+      "/b/kubectl -n knredis-system get secret knredis-dashboard -o jsonpath='{.data.token}' | base64 -d",
+    );
+    expect(text).to.contain('-n knredis-system logs deploy/knredis-reconcile').and.not.contain('undefined');
+    expect(text).to.contain("Ctrl-C stops the local environment 'dev' and the operator in it.");
+    expect(devSummary({ ...base, inCluster: { namespace: 'n', tokenSecret: 's' }, keepsEnvironment: true })).to.contain(
+      'keeps running, the operator in it',
+    );
   });
   it('says the environment stays when dev does not own it, and mentions the token only when set', function () {
     const text = devSummary({ ...base, keepsEnvironment: true, dashboardToken: true });

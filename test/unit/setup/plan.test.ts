@@ -74,6 +74,12 @@ describe('infra/setup/plan', function () {
       apt(['sudo'], 'openssl'),
     ],
     ['no chromium or iptables for npm run dev', aMachine({ purpose: 'dev' }, { chromium: false, iptables: false }), []],
+    ['no podman for plain npm run dev', aMachine({ purpose: 'dev' }, { podman: false, runc: false }), []],
+    [
+      'podman, runc and mmdebstrap for npm run dev -- --in-cluster, and not chromium',
+      aMachine({ purpose: 'in-cluster' }, { podman: false, runc: false, mmdebstrap: false, chromium: false }),
+      apt([], 'podman', 'runc', 'mmdebstrap'),
+    ],
     [
       'the control-plane build when it is not cached and Go is there',
       aMachine({ binaries: false, go: 'go1.26.8' }),
