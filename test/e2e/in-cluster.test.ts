@@ -5,7 +5,9 @@
 // webhooks serve the certificate cert-manager issued, and the API server reaches them through
 // their Service; the event source watches the API server from its pod and posts to ingest's
 // Service with its projected token; ingest queues into the queue Redis by its Service name; the
-// reconcile worker forms the cluster from its pod. A real Prometheus finds what to scrape as the
+// reconcile worker forms the cluster from its pod, then scales it out and in under a client,
+// changes its config, rolls its version, heals it after a pod and after a whole node fails (the
+// operator's own pods there moved too), and deletes it. A real Prometheus finds what to scrape as the
 // Prometheus Operator would have it from infra/monitoring's ServiceMonitors (Kubernetes endpoints
 // discovery against the API server): the functions' /metrics and each Redis pod's exporter.
 import { expect } from 'chai';
@@ -44,7 +46,9 @@ describe('knredis installed from its own overlay, in containers (in-cluster)', f
   let shop: ClusterView;
   let prometheus: RunningPrometheus | undefined;
 
-  const kubectl = (args: string[], input?: string) => env.kubectl(args, input ? { input } : {});
+  // Long enough for `rollout status --timeout=300s` (installOperator, a node's failure) to say why.
+  const kubectl = (args: string[], input?: string) =>
+    env.kubectl(args, { timeoutMs: 330_000, ...(input ? { input } : {}) });
   const patch = (spec: Record<string, unknown>) =>
     kubectl(['-n', namespace, 'patch', 'rediscluster', 'shop', '--type=merge', '-p', JSON.stringify({ spec })]);
   /** The value of a setting on every pod of shop, by CONFIG GET. */
@@ -61,6 +65,16 @@ describe('knredis installed from its own overlay, in containers (in-cluster)', f
         }
       }),
     );
+  };
+  /** What a failed wait shows: every pod, shop's status and its namespace's latest Events. */
+  const diagnosis = async (): Promise<string> => {
+    const show = (args: string[]) => kubectl(args).catch((error: Error) => error.message);
+    return [
+      await show(['get', 'pods', '-A', '-o', 'wide']),
+      await show(['get', 'nodes']),
+      await show(['-n', namespace, 'get', 'rediscluster', 'shop', '-o', 'jsonpath={.status}']),
+      await show(['-n', namespace, 'get', 'events', '--sort-by=.lastTimestamp']),
+    ].join('\n');
   };
   /** The exporters of shop Prometheus scrapes (job: shop's headless Service). */
   const exporterTargets = async (): Promise<Target[]> =>
@@ -332,6 +346,59 @@ describe('knredis installed from its own overlay, in containers (in-cluster)', f
       expect(report.ops).to.be.greaterThan(500);
       expect(await load.verify()).to.deep.equal([]);
     } finally {
+      await load.stop();
+      await load.close();
+    }
+  });
+
+  it("heals off a failed node, the operator's own pods there moved too; RedisClusterDown pending for its pods (up == 0)", async () => {
+    // A node with a master of shop, and not the queue's Redis: that StatefulSet's pod would wait
+    // for the node (its replacement needs the old pod gone), as in any cluster.
+    const system = JSON.parse(await kubectl(['-n', OPERATOR_NAMESPACE, 'get', 'pods', '-o', 'json'])) as {
+      items: { metadata: { name: string }; spec: { nodeName: string } }[];
+    };
+    const queueNode = system.items.find((p) => p.metadata.name === 'knredis-queue-redis-0')?.spec.nodeName;
+    const pods = await shop.pods();
+    const masters = new Set((await shop.get())?.status?.shards?.map((s) => s.master?.pod ?? '') ?? []);
+    const victim = pods.find((p) => masters.has(p.name) && p.node !== queueNode)?.node ?? '';
+    expect(victim, 'a node with a master and without the queue').to.not.equal('');
+    const there = pods.filter((p) => p.node === victim).map((p) => p.name);
+    const load = await loadOn('node', 5_000);
+    const unfollow = followSeeds(load.cluster, shop);
+    try {
+      load.start(4);
+      await env.waitFor(() => load.counts().ops > 500, { what: 'the client load under way' });
+      await env.kubelet.failNode(victim);
+      // The exporters there stop answering while their pods are still endpoints (not ready).
+      const down = await env.waitFor(
+        async () => {
+          const pending = (await prometheus!.alerts('RedisClusterDown')).filter((a) =>
+            there.includes(a.labels.pod ?? ''),
+          );
+          return pending.length > 0 ? pending : undefined;
+        },
+        { what: `RedisClusterDown pending for a pod on ${victim}`, timeout: 120_000, interval: 250 },
+      );
+      expect(down[0]!.labels).to.include({ namespace, redis_cluster: 'shop', severity: 'critical' });
+      await env
+        .waitFor(
+          async () => {
+            const now = await shop.pods();
+            return now.length === 6 && now.every((p) => p.node !== victim) && fullShape(3, 1)(await shop.get());
+          },
+          { what: `shop in full shape without ${victim}`, timeout: 400_000, interval: 500 },
+        )
+        .catch(async (error: Error) => {
+          throw new Error(`${error.message}\n${await diagnosis()}`);
+        });
+      for (const deployment of OPERATOR_DEPLOYMENTS)
+        await kubectl(['-n', OPERATOR_NAMESPACE, 'rollout', 'status', `deployment/${deployment}`, '--timeout=300s']);
+      const report = await load.stop();
+      expect(report.ops).to.be.greaterThan(500);
+      expect(await load.verify()).to.deep.equal([]);
+    } finally {
+      await env.kubelet.restoreNode(victim);
+      unfollow();
       await load.stop();
       await load.close();
     }
