@@ -81,8 +81,11 @@ async function shutdown(reason: string, code: number): Promise<never> {
   say(failed ? 'stopped, with errors (above)' : 'stopped');
   process.exit(failed ? 1 : code);
 }
-// Ctrl-C reaches this process twice when run through tsx (the terminal's, then tsx's relay,
-// late on a busy machine): a repeat within 2 s is that echo, not a second Ctrl-C.
+// Ctrl-C can reach this process twice through npm (the terminal's, then npm's forward, late on
+// a busy machine): a repeat within 2 s is that echo, not a second Ctrl-C. The script runs as
+// `node --import tsx`, not the tsx CLI: that one SIGKILLs its child when the child's event loop
+// has not acknowledged a signal within 60 ms, which a busy machine exceeds, and nothing of the
+// environment would be stopped.
 let firstSignalAt = 0;
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   process.on(signal, () => {

@@ -125,7 +125,7 @@ describe('npm run dev', function () {
     const alive = [dev.pid, ...stackPids, ...envPids, ...podServers].filter((pid) => isRunning(pid));
     expect(alive, 'processes left running').to.deep.equal([]);
     expect(processesMentioning(`${envDir(name)}/`)).to.deep.equal([]);
-    expect(readState(name), 'the environment is down').to.equal(undefined);
+    expect(readState(name), `the environment is down; npm run dev printed:\n${output}`).to.equal(undefined);
     expect(readDevState(name), 'dev.json removed').to.equal(undefined);
   });
 
@@ -166,8 +166,8 @@ describe('npm run dev', function () {
     expect(await containers(), "the environment's containers").to.have.length.at.least(6);
     process.kill(-child!.pid!, 'SIGINT');
     await waitFor(() => !isRunning(dev.pid), { what: `dev (pid ${dev.pid}) to stop`, timeout: 180_000, interval: 200 });
-    expect(readState(inClusterName), 'the environment is down').to.equal(undefined);
-    expect(await containers(), 'containers left').to.deep.equal([]);
+    expect(readState(inClusterName), `the environment is down; npm run dev printed:\n${output}`).to.equal(undefined);
+    expect(await containers(), `containers left; npm run dev printed:\n${output}`).to.deep.equal([]);
     expect(processesMentioning(`${envDir(inClusterName)}/`)).to.deep.equal([]);
   });
 });
