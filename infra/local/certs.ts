@@ -1,6 +1,7 @@
 // Certificates of one environment, made with the openssl CLI: a CA, the API server's serving
 // certificate, one client certificate per identity, and the service-account signing key pair.
-// Kept across `down`/`up` of the same environment (they do not depend on ports).
+// Kept across `down`/`up` of the same environment (they do not depend on ports); the API
+// server's is made again when its Service range moved (another address prefix).
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
@@ -95,14 +96,27 @@ async function signed(ca: KeyPair, out: KeyPair, subject: string, usage: string,
   ]);
 }
 
-/** Makes every certificate that is missing in dir (all of them on first use). */
-export async function ensureCerts(dir: string): Promise<Certs> {
+/** The API server's names: loopback, and the `kubernetes` Service's ClusterIP and DNS names,
+ * which in-cluster clients use. */
+export function apiServerSan(serviceIp: string): string {
+  const names = ['kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'];
+  return ['IP:127.0.0.1', 'DNS:localhost', `IP:${serviceIp}`, ...names.map((n) => `DNS:${n}`)].join(',');
+}
+
+/** Makes every certificate that is missing in dir (all of them on first use), and the API
+ * server's again when it does not name `serviceIp`, the `kubernetes` Service's ClusterIP. */
+export async function ensureCerts(dir: string, serviceIp: string): Promise<Certs> {
   const c = certPaths(dir);
   const files = [c.ca, c.apiserver, c.admin, c.controllerManager, c.scheduler, c.kubelet, c.frontProxy].flatMap((p) => [
     p.cert,
     p.key,
   ]);
-  if ([...files, c.serviceAccount.key, c.serviceAccount.pub].every((f) => existsSync(f))) return c;
+  if ([...files, c.serviceAccount.key, c.serviceAccount.pub].every((f) => existsSync(f))) {
+    const { stdout } = await run('openssl', ['x509', '-in', c.apiserver.cert, '-noout', '-ext', 'subjectAltName']);
+    if (!stdout.split(/,?\s+/).includes(`Address:${serviceIp}`))
+      await signed(c.ca, c.apiserver, '/CN=kube-apiserver', 'serverAuth', apiServerSan(serviceIp));
+    return c;
+  }
   await mkdir(dir, { recursive: true, mode: 0o700 });
   await openssl([
     'req',
@@ -122,9 +136,8 @@ export async function ensureCerts(dir: string): Promise<Certs> {
     '-addext',
     'keyUsage=critical,keyCertSign,cRLSign',
   ]);
-  const san = 'IP:127.0.0.1,DNS:localhost,IP:10.0.0.1,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc';
   await Promise.all([
-    signed(c.ca, c.apiserver, '/CN=kube-apiserver', 'serverAuth', san),
+    signed(c.ca, c.apiserver, '/CN=kube-apiserver', 'serverAuth', apiServerSan(serviceIp)),
     ...Object.entries(clients).map(([id, subject]) =>
       signed(c.ca, c[id as keyof typeof clients], subject, 'clientAuth'),
     ),

@@ -15,10 +15,12 @@ import {
   containerServiceCidr,
   loopbackServiceCidr,
   schedulerCommand,
+  serviceClusterIpRange,
   type Layout,
 } from './control-plane.ts';
 import { installCertManager } from './cert-manager.ts';
 import { installKnative } from './knative/install.ts';
+import { apiServiceIp } from './kubelet/cluster-ips.ts';
 import { writeKubeconfig } from './kubeconfig.ts';
 import { envDir, kubeletMain, repoRoot, validateName, versions } from './paths.ts';
 import { allocatePodIpPrefix, allocatePorts, withAllocationLock } from './ports.ts';
@@ -172,7 +174,7 @@ async function boot(
   const { dir, ports } = state;
   // 2: certificates and kubeconfigs.
   progress('certificates');
-  const certs = await ensureCerts(join(dir, 'certs'));
+  const certs = await ensureCerts(join(dir, 'certs'), apiServiceIp(state.serviceCidr ?? serviceClusterIpRange));
   const kubeconfig = (file: string, client: typeof certs.admin, user: string) =>
     writeKubeconfig(join(dir, file), { name: state.name, server: state.server, caCert: certs.ca.cert, client, user });
   await kubeconfig('admin.kubeconfig', certs.admin, 'knredis-admin');

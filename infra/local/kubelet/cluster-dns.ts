@@ -3,7 +3,7 @@
 // kubernetes plugin, as a cluster's kube-dns Service does. Pods get it as their only
 // nameserver with the usual search path (`<ns>.svc.cluster.local svc.cluster.local
 // cluster.local`, ndots 5), so Service names, headless Services' pods and StatefulSet pods'
-// own names resolve. ClusterIPs resolve but nothing routes them yet (no kube-proxy).
+// own names resolve, to ClusterIPs that service-proxy.ts serves (`kubernetes.default.svc` too).
 //
 // The gateway's address exists once the bridge does, and podman brings the bridge up with the
 // first container on it: a sandbox that holds the network (`<env>_network`, at .0.2, which the

@@ -12,8 +12,13 @@ const run = promisify(execFile);
 /** The first three octets of the range, `172.16.X`. */
 export function clusterIpPrefix(serviceCidr: string): string {
   const match = /^(\d+\.\d+\.\d+)\.0\/24$/.exec(serviceCidr);
-  if (!match?.[1]) throw new Error(`a container environment's Service range is a /24, got "${serviceCidr}"`);
+  if (!match?.[1]) throw new Error(`an environment's Service range is a /24, got "${serviceCidr}"`);
   return match[1];
+}
+
+/** The `kubernetes` Service's ClusterIP: the API server gives it the range's first address. */
+export function apiServiceIp(serviceCidr: string): string {
+  return `${clusterIpPrefix(serviceCidr)}.1`;
 }
 
 /** The addresses of `ip -o -4 addr show dev lo` under the prefix (pure). */

@@ -21,7 +21,7 @@ import { cut, heal, partitionTag } from './partition.ts';
 import { PodManager } from './pod-manager.ts';
 import type { PodRuntime } from './pod-worker.ts';
 import { startClusterDns } from './cluster-dns.ts';
-import { clusterIpPrefix } from './cluster-ips.ts';
+import { apiServiceIp, clusterIpPrefix } from './cluster-ips.ts';
 import { ensureNetwork, removeEnvironment } from './podman-runtime.ts';
 import { killLeftovers } from './process-runner.ts';
 import { Provisioner } from './provisioner.ts';
@@ -125,18 +125,21 @@ export async function startKubelet(settings: KubeletSettings, log: Logger): Prom
   const provisioner = new Provisioner(clients, log, stateDir);
   await provisioner.start();
   await objects.start();
-  await pods.start();
   // 4: NodePort and LoadBalancer Services, reached from the host; where pods are containers,
-  // every Service's ClusterIP too (cluster-ips.ts).
+  // every Service's ClusterIP too (cluster-ips.ts), the `kubernetes` Service's to the API server.
+  // Before the pods start, so that their in-cluster clients find the API server at once.
   const services = new ServiceProxy(
     clients,
     log.child({ part: 'service-proxy' }),
     nodes,
     settings.podIpPrefix,
     () => pods.listPods(),
-    runtime.pods.kind === 'container' ? clusterIpPrefix(containerServiceCidr(settings.podIpPrefix)) : undefined,
+    runtime.pods.kind === 'container'
+      ? { prefix: clusterIpPrefix(containerServiceCidr(settings.podIpPrefix)), apiServer: runtime.apiServer }
+      : undefined,
   );
   await services.start();
+  await pods.start();
   log.info({ nodes: nodes.map((n) => n.name), controlUrl: control.url }, 'kubelet ready');
   return {
     controlUrl: control.url,
@@ -162,16 +165,25 @@ export async function startKubelet(settings: KubeletSettings, log: Logger): Prom
 async function startRuntime(
   settings: KubeletSettings,
   log: Logger,
-): Promise<{ readonly pods: PodRuntime; readonly podPrefix: string; stop(): Promise<void> }> {
+): Promise<{
+  readonly pods: PodRuntime;
+  readonly podPrefix: string;
+  /** Where the API server listens (containers only). */
+  readonly apiServer?: { readonly host: string; readonly port: number };
+  stop(): Promise<void>;
+}> {
   if (settings.runtime === 'process')
     return { pods: { kind: 'process' }, podPrefix: settings.podIpPrefix, stop: () => Promise.resolve() };
   const podPrefix = `10.${settings.podIpPrefix.split('.')[1]}`;
   const network = `knredis-${settings.envName}`;
   await removeEnvironment(settings.envName);
   const { gateway } = await ensureNetwork({ name: network, subnet: `${podPrefix}.0.0/16`, env: settings.envName });
+  // Where the API server listens on the host: the `kubernetes` Service's endpoint.
   const kc = new KubeConfig();
   kc.loadFromFile(settings.kubeconfig);
-  const apiServerPort = Number(new URL(kc.getCurrentCluster()?.server ?? '').port || 443);
+  const server = new URL(kc.getCurrentCluster()?.server ?? '');
+  const apiServer = { host: server.hostname, port: Number(server.port || 443) };
+  const apiServiceAt = apiServiceIp(containerServiceCidr(settings.podIpPrefix));
   const dns = await startClusterDns({
     env: settings.envName,
     network,
@@ -181,10 +193,11 @@ async function startRuntime(
     stateDir: resolve(settings.stateDir),
     log,
   });
-  log.info({ network, subnet: `${podPrefix}.0.0/16`, gateway, apiServerPort }, 'pods run as containers');
+  log.info({ network, subnet: `${podPrefix}.0.0/16`, gateway, apiServiceAt }, 'pods run as containers');
   return {
-    pods: { kind: 'container', network, env: settings.envName, gateway, apiServerPort, dns: dns.server },
+    pods: { kind: 'container', network, env: settings.envName, gateway, apiServiceIp: apiServiceAt, dns: dns.server },
     podPrefix,
+    apiServer,
     async stop() {
       await dns.stop();
       await removeEnvironment(settings.envName);

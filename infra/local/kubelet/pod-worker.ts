@@ -33,9 +33,10 @@ export type PodRuntime =
       readonly kind: 'container';
       readonly network: string;
       readonly env: string;
-      /** The host on the pods' network: where they reach the API server. */
+      /** The host on the pods' network. */
       readonly gateway: string;
-      readonly apiServerPort: number;
+      /** The `kubernetes` Service's ClusterIP, which the service proxy forwards to the API server. */
+      readonly apiServiceIp: string;
       /** The pods' nameserver (cluster-dns.ts). */
       readonly dns: string;
     };
@@ -60,8 +61,6 @@ export interface WorkerDeps {
 }
 
 const syncEveryMs = 1000;
-/** Names of the API server in its certificate (infra/local/certs.ts), the first the one pods use. */
-const API_SERVER_NAMES = ['kubernetes.default.svc', 'kubernetes.default', 'kubernetes'] as const;
 /** Volumes are refreshed when the pod or an object of its namespace changed, and at least this often. */
 const refreshVolumesEveryMs = 60_000;
 
@@ -288,8 +287,6 @@ export class PodWorker {
       ip: this.podIP ?? '',
       hostname: this.pod.spec?.hostname ?? this.name,
       labels: this.sandboxLabels(),
-      // The API server's names in its certificate, at the host: in-cluster clients verify it.
-      hosts: API_SERVER_NAMES.map((host) => `${host}:${runtime.gateway}`),
       dnsFlags: podDnsFlags(runtime.dns, this.namespace),
     });
     this.sandbox = name;
@@ -297,21 +294,13 @@ export class PodWorker {
   }
 
   /**
-   * What a kubelet gives every container about the API server, for in-cluster clients. It names
-   * the API server by its certificate's name (the sandbox's hosts file points it at the host),
-   * not by the `kubernetes` Service's ClusterIP: nothing routes ClusterIPs here yet. The
-   * container's own env wins.
+   * What a kubelet gives every container about the API server, for in-cluster clients: the
+   * `kubernetes` Service, at its ClusterIP and port 443 (in the API server's certificate, as
+   * in any cluster). The container's own env wins.
    */
   private apiServerEnv(): Record<string, string> {
     if (this.deps.runtime.kind !== 'container') return {};
-    const [host] = API_SERVER_NAMES;
-    const port = String(this.deps.runtime.apiServerPort);
-    return {
-      KUBERNETES_SERVICE_HOST: host,
-      KUBERNETES_SERVICE_PORT: port,
-      KUBERNETES_SERVICE_PORT_HTTPS: port,
-      KUBERNETES_PORT: `tcp://${host}:${port}`,
-    };
+    return apiServiceEnv(this.deps.runtime.apiServiceIp);
   }
 
   private sandboxLabels(): Record<string, string> {
@@ -406,5 +395,21 @@ function processLaunch(plan: ProcessPlan, mappings: readonly PathMapping[], logF
     program: plan.program,
     start: () => Promise.resolve(startProcess(plan, logFile, pidFile)),
     exec: (command, timeoutMs) => runToCompletion(planExec(command, plan, mappings), timeoutMs),
+  };
+}
+
+/** The `kubernetes` Service's variables, as a kubelet writes them for a Service at ip:443. */
+export function apiServiceEnv(ip: string): Record<string, string> {
+  const port = '443';
+  const url = `tcp://${ip}:${port}`;
+  return {
+    KUBERNETES_SERVICE_HOST: ip,
+    KUBERNETES_SERVICE_PORT: port,
+    KUBERNETES_SERVICE_PORT_HTTPS: port,
+    KUBERNETES_PORT: url,
+    KUBERNETES_PORT_443_TCP: url,
+    KUBERNETES_PORT_443_TCP_PROTO: 'tcp',
+    KUBERNETES_PORT_443_TCP_PORT: port,
+    KUBERNETES_PORT_443_TCP_ADDR: ip,
   };
 }

@@ -10,7 +10,9 @@
 //                 with a ClusterIP, of any type.
 // A connection goes to one endpoint picked at random when it opens: a pod in the Service's
 // namespace whose labels match its selector, with an address, not being deleted, and Ready
-// unless the Service publishes not-ready addresses. externalTrafficPolicy is not applied: any
+// unless the Service publishes not-ready addresses; for `default/kubernetes`, which has no
+// selector, the API server on the host (the pods' in-cluster clients reach it there, at the
+// address their KUBERNETES_SERVICE_HOST names). externalTrafficPolicy is not applied: any
 // node forwards (Cluster), and the pod sees the proxy's address as its peer.
 import type { V1Pod, V1Service, V1ServicePort } from '@kubernetes/client-node';
 import { connect, createServer, type Server, type Socket } from 'node:net';
@@ -18,6 +20,9 @@ import type { Logger } from '../../../shared/io/log.ts';
 import { describe, inform, mergePatch, type Informed, type KubeClients } from './kube.ts';
 import { addClusterIp, removeClusterIp, removeClusterIps } from './cluster-ips.ts';
 import type { LocalNode } from './node-spec.ts';
+
+/** The Service in front of the API server. */
+const API_SERVICE = 'default/kubernetes';
 
 interface Listener {
   readonly server: Server;
@@ -68,6 +73,8 @@ export class ServiceProxy {
   private readonly balancers = new Map<string, string>();
   private syncing: Promise<void> = Promise.resolve();
   private stopped = false;
+  private readonly clusterIps: string | undefined;
+  private readonly apiServer: { readonly host: string; readonly port: number } | undefined;
 
   constructor(
     private readonly clients: KubeClients,
@@ -75,9 +82,13 @@ export class ServiceProxy {
     private readonly nodes: readonly LocalNode[],
     private readonly prefix: string,
     private readonly pods: () => readonly V1Pod[],
-    /** The ClusterIPs' prefix (`172.16.X`) where they are proxied: container environments. */
-    private readonly clusterIps?: string,
-  ) {}
+    /** Where ClusterIPs are proxied (container environments): their prefix (`172.16.X`), and
+     * the API server's address on the host, the `kubernetes` Service's one endpoint. */
+    clusterIps?: { readonly prefix: string; readonly apiServer?: { readonly host: string; readonly port: number } },
+  ) {
+    this.clusterIps = clusterIps?.prefix;
+    this.apiServer = clusterIps?.apiServer;
+  }
 
   async start(): Promise<void> {
     if (this.clusterIps) await removeClusterIps(this.clusterIps);
@@ -222,19 +233,12 @@ export class ServiceProxy {
   }
 
   private forward(socket: Socket, id: string, servicePort: number, sockets: Set<Socket>): void {
-    const [namespace, name] = id.split('/');
-    const service = this.services?.get(name ?? '', namespace);
-    const port = service?.spec?.ports?.find((p) => p.port === servicePort);
-    const pods = this.pods();
-    const endpoints = service && port ? endpointsOf(service, pods) : [];
-    const ip = endpoints[Math.floor(Math.random() * endpoints.length)];
-    const pod = pods.find((p) => p.status?.podIP === ip && p.metadata?.namespace === namespace);
-    const target = port ? targetPortOf(port, pod) : undefined;
-    if (!ip || target === undefined) {
+    const to = this.endpointFor(id, servicePort);
+    if (!to) {
       socket.destroy(); // no endpoint: refused, as kube-proxy rejects
       return;
     }
-    const upstream = connect(target, ip);
+    const upstream = connect(to.port, to.host);
     sockets.add(socket).add(upstream);
     socket.pipe(upstream).pipe(socket);
     const close = () => {
@@ -245,5 +249,21 @@ export class ServiceProxy {
     };
     socket.on('error', close).on('close', close);
     upstream.on('error', close).on('close', close);
+  }
+
+  /** Where a new connection to the Service's port goes: one of its endpoints, picked at random.
+   * The `kubernetes` Service has no selector: the API server's endpoint reconciler would publish
+   * its address; here the API server listens on the host, which this proxy reaches. */
+  private endpointFor(id: string, servicePort: number): { host: string; port: number } | undefined {
+    if (id === API_SERVICE) return this.apiServer;
+    const [namespace, name] = id.split('/');
+    const service = this.services?.get(name ?? '', namespace);
+    const port = service?.spec?.ports?.find((p) => p.port === servicePort);
+    const pods = this.pods();
+    const endpoints = service && port ? endpointsOf(service, pods) : [];
+    const ip = endpoints[Math.floor(Math.random() * endpoints.length)];
+    const pod = pods.find((p) => p.status?.podIP === ip && p.metadata?.namespace === namespace);
+    const target = port ? targetPortOf(port, pod) : undefined;
+    return ip && target !== undefined ? { host: ip, port: target } : undefined;
   }
 }

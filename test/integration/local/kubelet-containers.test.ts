@@ -357,20 +357,25 @@ describe('the local kubelet with --runtime container: pods as OCI containers', f
       },
     });
     // What in-cluster clients (@kubernetes/client-node's loadFromCluster, client-go's
-    // InClusterConfig) read: the Service env, the token, the CA and the namespace.
+    // InClusterConfig) read: the Service env, the token, the CA and the namespace. They reach
+    // the `kubernetes` Service's ClusterIP, and its DNS name resolves there, both in the API
+    // server's certificate.
     const script = `
-      const fs = require('fs'), https = require('https');
+      const fs = require('fs'), https = require('https'), dns = require('dns');
       const dir = '/var/run/secrets/kubernetes.io/serviceaccount';
       const [token, ca, ns] = ['token', 'ca.crt', 'namespace'].map((f) => fs.readFileSync(dir + '/' + f, 'utf8'));
-      const get = (path) => new Promise((resolve, reject) => https.get({
-        host: process.env.KUBERNETES_SERVICE_HOST, port: process.env.KUBERNETES_SERVICE_PORT, path, ca,
-        headers: { Authorization: 'Bearer ' + token },
+      const get = (host, port, path) => new Promise((resolve, reject) => https.get({
+        host, port, path, ca, headers: { Authorization: 'Bearer ' + token },
       }, (res) => { res.resume(); resolve(res.statusCode); }).on('error', reject));
+      const { KUBERNETES_SERVICE_HOST: host, KUBERNETES_SERVICE_PORT: port } = process.env;
       (async () => {
-        const pods = await get('/api/v1/namespaces/' + ns + '/pods');
-        const secrets = await get('/api/v1/namespaces/' + ns + '/secrets');
-        console.log('pods', pods, 'secrets', secrets);
-        process.exit(pods === 200 && secrets === 403 ? 0 : 1);
+        console.log('service', host + ':' + port);
+        console.log('dns', (await dns.promises.lookup('kubernetes.default.svc')).address);
+        const pods = await get(host, port, '/api/v1/namespaces/' + ns + '/pods');
+        const secrets = await get(host, port, '/api/v1/namespaces/' + ns + '/secrets');
+        const byName = await get('kubernetes.default.svc', 443, '/api/v1/namespaces/' + ns + '/pods');
+        console.log('pods', pods, 'secrets', secrets, 'by name', byName);
+        process.exit(pods === 200 && secrets === 403 && byName === 200 ? 0 : 1);
       })().catch((e) => { console.log('error', e.message); process.exit(2); });`;
     await core.createNamespacedPod({
       namespace,
@@ -407,7 +412,9 @@ describe('the local kubelet with --runtime container: pods as OCI containers', f
       'utf8',
     ).catch((error: Error) => error.message);
     expect(done.status?.phase, log).to.equal('Succeeded');
-    expect(log).to.contain('pods 200 secrets 403');
+    const { spec } = await core.readNamespacedService({ namespace: 'default', name: 'kubernetes' });
+    expect(log).to.contain(`service ${spec!.clusterIP}:443`).and.contain(`dns ${spec!.clusterIP}\n`);
+    expect(log).to.contain('pods 200 secrets 403 by name 200');
   });
 
   it('says why a pod whose image is not on this machine does not start', async () => {
