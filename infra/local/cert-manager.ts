@@ -4,16 +4,13 @@
 // serving certificate and the injector writes its CA into the webhook configuration and the
 // CRD, as in a cluster. Their command lines name the environment's directory, so local:down
 // stops them with the rest.
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { runBuildScript, type Progress } from './binaries.ts';
+import { kubectlOf } from './kubectl.ts';
 import { cacheDir, localDir, versionOf } from './paths.ts';
 import { processesMentioning, spawnDetached } from './processes.ts';
 import type { EnvState } from './state.ts';
-
-const run = promisify(execFile);
 
 function certManagerDir(): string {
   return join(cacheDir(), `cert-manager-${versionOf('CERT_MANAGER_VERSION')}`);
@@ -35,8 +32,7 @@ async function ensureCertManager(progress: Progress): Promise<string> {
 
 export async function installCertManager(state: EnvState, progress: Progress = () => {}): Promise<void> {
   const dir = await ensureCertManager(progress);
-  const kubectl = (args: string[]) =>
-    run(state.kubectl, ['--kubeconfig', state.kubeconfig, ...args], { timeout: 120_000, maxBuffer: 64 << 20 });
+  const kubectl = kubectlOf(state);
   progress(`cert-manager ${versionOf('CERT_MANAGER_VERSION')}: CRDs`);
   await kubectl([
     'apply',

@@ -2,8 +2,7 @@
 // (infra/local/operator-stack.ts) or, with --in-cluster, installed into it as users install it
 // (infra/local/install-operator.ts), a sample RedisCluster, its progress, then where to look.
 // Ctrl-C / SIGTERM stop what this process started; a second Ctrl-C kills it at once.
-import { execFile, execFileSync, spawnSync } from 'node:child_process';
-import { promisify } from 'node:util';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -21,6 +20,7 @@ import {
   OPERATOR_NAMESPACE,
   operatorUrls,
 } from './install-operator.ts';
+import { kubectlOf } from './kubectl.ts';
 import { startOperatorStack, type OperatorStack } from './operator-stack.ts';
 import { envDir, repoRoot } from './paths.ts';
 import { readState } from './state.ts';
@@ -167,18 +167,7 @@ async function main(): Promise<void> {
 
 /** The operator installed into the environment, then the sample, its progress and where to look. */
 async function inCluster(env: Environment): Promise<void> {
-  const run = promisify(execFile);
-  // Rejects with kubectl's own message: the Secrets' values go on its standard input only.
-  const kubectl = async (args: string[], input?: string) => {
-    const child = run(env.kubectl, ['--kubeconfig', env.kubeconfig, ...args], { timeout: 600_000 });
-    if (input !== undefined) child.child.stdin?.end(input);
-    try {
-      return (await child).stdout;
-    } catch (error) {
-      const e = error as { stderr?: string; message: string };
-      throw new Error(`kubectl ${args[0]} failed: ${e.stderr?.trim() || e.message}`, { cause: error });
-    }
-  };
+  const kubectl = kubectlOf(env, 600_000);
   say(`operator: infra/overlays/kubernetes into the namespace ${OPERATOR_NAMESPACE}`);
   const token = process.env.DASHBOARD_TOKEN;
   await installOperator({ kubectl, progress: (line) => say(`  ${line}`), ...(token ? { dashboardToken: token } : {}) });

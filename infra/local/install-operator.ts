@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { runBuildScript, type Progress } from './binaries.ts';
+import type { Kubectl } from './kubectl.ts';
 import { repoRoot } from './paths.ts';
 
 export const OPERATOR_NAMESPACE = 'knredis-system';
@@ -19,9 +20,6 @@ export const OPERATOR_DEPLOYMENTS = [
 ] as const;
 export const QUEUE_SECRET = 'knredis-queue-redis';
 export const DASHBOARD_SECRET = 'knredis-dashboard';
-
-/** Runs kubectl against the environment; resolves stdout, rejects with stderr. */
-export type Kubectl = (args: string[], input?: string) => Promise<string>;
 
 export interface InstallOptions {
   readonly kubectl: Kubectl;
@@ -102,7 +100,7 @@ async function ensure(kubectl: Kubectl, get: string[], create: string[], input?:
       throw error;
     },
   );
-  if (!present) await kubectl(create, input);
+  if (!present) await kubectl(create, input === undefined ? {} : { input });
 }
 
 function secret(): string {

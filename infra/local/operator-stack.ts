@@ -16,12 +16,13 @@
 //   const stack = await startOperatorStack({ kubeconfig, kubectl, dir, workers: 2 });
 //   stack.urls.dashboard; stack.stopWorker(0, 'SIGKILL'); await stack.startWorker(0);
 //   await stack.stop();
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { makeWebhookCerts, type WebhookCerts } from '../webhooks/certs.ts';
-import { installRedisClusterApi, uninstallValidatingWebhook, type Kubectl } from '../webhooks/install.ts';
+import { installRedisClusterApi, uninstallValidatingWebhook } from '../webhooks/install.ts';
+import { kubectlOf } from './kubectl.ts';
 import { repoRoot } from './paths.ts';
 import { startQueueRedis, type QueueRedis } from './queue-redis.ts';
 import { keepTokenFile, type TokenFile } from './sender-token.ts';
@@ -94,28 +95,11 @@ const startArgs = {
   bundle: [join(repoRoot, 'dist', 'start.js')],
 } as const;
 
-function kubectlRunner(path: string, kubeconfig: string): Kubectl {
-  return (args, options) =>
-    new Promise((resolve, reject) => {
-      const child = execFile(
-        path,
-        ['--kubeconfig', kubeconfig, ...args],
-        { timeout: 120_000, maxBuffer: 64 * 1024 * 1024 },
-        (error, stdout, stderr) => {
-          if (error)
-            reject(new Error(`kubectl ${args.join(' ')} failed: ${stderr.trim() || error.message}`, { cause: error }));
-          else resolve(stdout);
-        },
-      );
-      child.stdin?.end(options?.input ?? '');
-    });
-}
-
 export async function startOperatorStack(options: OperatorStackOptions): Promise<OperatorStack> {
   const say = options.log ?? (() => {});
   const logsDir = join(options.dir, 'logs');
   await mkdir(logsDir, { recursive: true });
-  const kubectl = kubectlRunner(options.kubectl, options.kubeconfig);
+  const kubectl = kubectlOf({ kubectl: options.kubectl, kubeconfig: options.kubeconfig });
   const configurationName = options.webhookConfigurationName ?? `knredis-stack-${process.pid}`;
   const running = new Map<string, StackProcess>();
   let senderToken: TokenFile | undefined;

@@ -14,6 +14,7 @@ import { expect } from 'chai';
 import { Cluster, Redis } from 'ioredis';
 import { startEnvironment, stopEnvironment, type Environment } from '../../infra/local/environment.ts';
 import { podman } from '../../infra/local/kubelet/podman-runtime.ts';
+import type { Kubectl } from '../../infra/local/kubectl.ts';
 import {
   DASHBOARD_SECRET,
   installOperator,
@@ -47,8 +48,7 @@ describe('knredis installed from its own overlay, in containers (in-cluster)', f
   let prometheus: RunningPrometheus | undefined;
 
   // Long enough for `rollout status --timeout=300s` (installOperator, a node's failure) to say why.
-  const kubectl = (args: string[], input?: string) =>
-    env.kubectl(args, { timeoutMs: 330_000, ...(input ? { input } : {}) });
+  const kubectl: Kubectl = (args, options) => env.kubectl(args, { timeoutMs: 330_000, ...options });
   const patch = (spec: Record<string, unknown>) =>
     kubectl(['-n', namespace, 'patch', 'rediscluster', 'shop', '--type=merge', '-p', JSON.stringify({ spec })]);
   /** The value of a setting on every pod of shop, by CONFIG GET. */
@@ -155,15 +155,14 @@ describe('knredis installed from its own overlay, in containers (in-cluster)', f
         ).length > 0,
       { what: 'the caBundle cert-manager injects', timeout: 120_000 },
     );
-    const refusal = await kubectl(
-      ['apply', '-f', '-'],
-      JSON.stringify({
+    const refusal = await kubectl(['apply', '-f', '-'], {
+      input: JSON.stringify({
         apiVersion: 'cache.redis.io/v1beta1',
         kind: 'RedisCluster',
         metadata: { name: 'lru', namespace },
         spec: { masters: 3, config: { 'maxmemory-policy': 'lru' } },
       }),
-    ).then(
+    }).then(
       () => 'accepted',
       (error: Error) => error.message,
     );
@@ -173,15 +172,14 @@ describe('knredis installed from its own overlay, in containers (in-cluster)', f
   });
 
   it('forms a 3x1 cluster from a RedisCluster, by events alone, and a client writes and reads every key', async () => {
-    await kubectl(
-      ['apply', '-f', '-'],
-      JSON.stringify({
+    await kubectl(['apply', '-f', '-'], {
+      input: JSON.stringify({
         apiVersion: 'cache.redis.io/v1beta1',
         kind: 'RedisCluster',
         metadata: { name: 'shop', namespace },
         spec: { masters: 3, replicasPerMaster: 1, version: '7.0', exporter: { enabled: true } },
       }),
-    );
+    });
     // The worker's resync is 5 minutes (infra/base/config.yaml): within this wait only the events
     // the event source posted to ingest can have started the work.
     const rc = await shop.until('shop Ready with 3x1', fullShape(3, 1), 240_000);

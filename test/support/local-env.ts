@@ -9,11 +9,10 @@
 //
 // KNREDIS_TEST_ENV=NAME uses an environment already started with `npm run local:up -- --name
 // NAME` (and leaves it running); KNREDIS_KEEP_ENV=1 keeps the test environment's directory.
-import { execFile } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { promisify } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 import { startEnvironment, stopEnvironment } from '../../infra/local/environment.ts';
+import { kubectlOf, type Kubectl } from '../../infra/local/kubectl.ts';
 import { envDir } from '../../infra/local/paths.ts';
 import { isRunning } from '../../infra/local/processes.ts';
 import { allStates, readState, type EnvState } from '../../infra/local/state.ts';
@@ -30,8 +29,6 @@ export {
   type KubeletNode,
   type KubeletPod,
 } from '../../infra/local/kubelet/control-client.ts';
-
-const run = promisify(execFile);
 
 export interface LocalEnvironment {
   readonly name: string;
@@ -53,7 +50,7 @@ export interface LocalEnvironment {
   /** A fresh KubeConfig for the admin user (system:masters). */
   kubeConfig(): KubeConfig;
   /** Runs kubectl against the environment; resolves stdout, rejects with stderr. */
-  kubectl(args: string[], options?: { input?: string; timeoutMs?: number }): Promise<string>;
+  kubectl: Kubectl;
   waitFor<T>(fn: () => T | Promise<T>, options: WaitOptions): Promise<NonNullable<T>>;
 }
 
@@ -90,7 +87,6 @@ async function open(shape: EnvironmentShape): Promise<LocalEnvironment> {
 
 /** The test view of an environment a test started itself (another runtime, another shape). */
 export function toLocal(state: EnvState): LocalEnvironment {
-  const env = { KUBECONFIG: state.kubeconfig, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' };
   return {
     name: state.name,
     kubeconfigPath: state.kubeconfig,
@@ -106,20 +102,7 @@ export function toLocal(state: EnvState): LocalEnvironment {
       kc.loadFromFile(state.kubeconfig);
       return kc;
     },
-    async kubectl(args, options = {}) {
-      const child = run(state.kubectl, args, {
-        env,
-        timeout: options.timeoutMs ?? 60_000,
-        maxBuffer: 64 * 1024 * 1024,
-      });
-      if (options.input !== undefined) child.child.stdin?.end(options.input);
-      try {
-        return (await child).stdout;
-      } catch (error) {
-        const e = error as { stderr?: string; message: string };
-        throw new Error(`kubectl ${args.join(' ')} failed: ${e.stderr?.trim() || e.message}`, { cause: error });
-      }
-    },
+    kubectl: kubectlOf(state, 60_000),
     waitFor,
   };
 }

@@ -2,10 +2,9 @@
 // Knative tests): the CRDs, ConfigMaps and webhook configurations of Eventing and Serving, and
 // both webhooks as processes of the environment (stopped by local:down). Idempotent: webhooks
 // that run are kept. Needs an environment started with a loopback Service range.
-import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import type { Progress } from '../binaries.ts';
+import { kubectlOf, type Kubectl } from '../kubectl.ts';
 import { ephemeralPort } from '../ports.ts';
 import { isRunning, spawnDetached } from '../processes.ts';
 import { waitReady } from '../readiness.ts';
@@ -21,7 +20,6 @@ import {
   type KnativeWebhook,
 } from './webhooks.ts';
 
-const run = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function installKnative(name: string, progress: Progress = () => {}): Promise<EnvState> {
@@ -32,19 +30,7 @@ export async function installKnative(name: string, progress: Progress = () => {}
     throw new Error(
       `environment '${name}' has no loopback Service range, so Knative's webhooks cannot be reached: start it with --knative (npm run local:down -- --name ${name}; npm run local:up -- --name ${name} --knative)`,
     );
-  const kubectl = async (args: string[], input?: string) => {
-    const child = run(state!.kubectl, ['--kubeconfig', state!.kubeconfig, ...args], {
-      timeout: 120_000,
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    child.child.stdin?.end(input ?? '');
-    try {
-      return (await child).stdout;
-    } catch (error) {
-      const e = error as { stderr?: string; message: string };
-      throw new Error(`kubectl ${args.join(' ')} failed: ${e.stderr?.trim() || e.message}`, { cause: error });
-    }
-  };
+  const kubectl = kubectlOf(state);
   for (const webhook of knativeWebhooks) {
     const running = state.processes[webhook.component];
     if (running && isRunning(running.pid, running.match) && state.knative?.webhooks[webhook.component]) continue;
@@ -56,7 +42,7 @@ export async function installKnative(name: string, progress: Progress = () => {}
 async function startWebhook(
   state: EnvState,
   webhook: KnativeWebhook,
-  kubectl: (args: string[], input?: string) => Promise<string>,
+  kubectl: Kubectl,
   build: Awaited<ReturnType<typeof ensureKnative>>,
   progress: Progress,
 ): Promise<EnvState> {
@@ -74,10 +60,9 @@ async function startWebhook(
   // CRDs are too large for kubectl's last-applied annotation).
   progress(`Knative ${webhook.part}: CRDs, ConfigMaps and webhook configurations (${build.version})`);
   const objects = [...webhookManifests(build, webhook, port), webhookService(webhook, clusterIP, port)];
-  await kubectl(
-    ['apply', '--server-side', '--force-conflicts', '--field-manager=knredis-local', '-f', '-'],
-    JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }),
-  );
+  await kubectl(['apply', '--server-side', '--force-conflicts', '--field-manager=knredis-local', '-f', '-'], {
+    input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }),
+  });
   // 3: the webhook process, recorded in state.json like the control plane's.
   progress(`Knative ${webhook.part}: ${webhook.binary} on ${clusterIP}:${port}`);
   const log = join(state.dir, 'logs', `${webhook.component}.log`);
