@@ -184,7 +184,12 @@ export class ContainerRunner {
       started: this.started,
       restartCount: this.restartCount,
       ...(this.lastTerminated ? { lastTerminated: this.lastTerminated } : {}),
-      ...(this.process ? { containerID: this.process.containerID ?? `local://${this.process.pid}` } : {}),
+      ...(this.process
+        ? {
+            containerID: this.process.containerID ?? `local://${this.process.pid}`,
+            ...(this.process.imageID ? { imageID: this.process.imageID } : {}),
+          }
+        : {}),
     };
   }
 

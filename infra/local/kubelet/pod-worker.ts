@@ -16,7 +16,7 @@ import { describe, isNotFound, strategicMerge, type KubeClients } from './kube.t
 import type { ObjectSource } from './object-cache.ts';
 import { scaleProbes } from './probes.ts';
 import { planExec, planProcess, podRedisArgs, type ProcessPlan } from './process-plan.ts';
-import { ENV_LABEL, createSandbox, execInContainer, removeSandbox, startContainer } from './podman-runtime.ts';
+import { ENV_LABEL, createSandbox, execByRuntime, removeSandbox, startContainer } from './podman-runtime.ts';
 import { runToCompletion, startProcess } from './process-runner.ts';
 import type { PathMapping } from './path-map.ts';
 import type { BackoffSettings } from './restart-policy.ts';
@@ -263,18 +263,29 @@ export class PodWorker {
     const sandbox = this.sandbox ?? '';
     const name = `${sandbox}_${c.name}`;
     const plan = planContainer({ pod: this.pod, container: c.spec, env: { ...this.apiServerEnv(), ...env }, mappings });
+    // The running container's id, which the runtime execs into (a restart makes another).
+    let containerID: string | undefined;
     return {
       program: plan.image,
-      start: () =>
-        startContainer({ ...plan, name, sandbox, labels: this.sandboxLabels(), logFile }).catch((error: Error) => {
-          throw /image not known|no such image|image.*not found/i.test(error.message)
+      start: async () => {
+        try {
+          const started = await startContainer({ ...plan, name, sandbox, labels: this.sandboxLabels(), logFile });
+          containerID = started.containerID;
+          return started;
+        } catch (error) {
+          const message = (error as Error).message;
+          throw /image not known|no such image|image.*not found/i.test(message)
             ? new StartRefused(
                 'ErrImageNeverPull',
                 `image "${plan.image}" is not on this machine, and no registry is reachable here: build it (infra/image/)`,
               )
-            : new StartRefused('RunContainerError', error.message);
-        }),
-      exec: (command, timeoutMs) => execInContainer(name, command, timeoutMs),
+            : new StartRefused('RunContainerError', message);
+        }
+      },
+      exec: (command, timeoutMs) =>
+        containerID
+          ? execByRuntime(containerID, command, timeoutMs)
+          : Promise.resolve({ exitCode: -1, timedOut: false, output: `container ${c.name} has not started` }),
     };
   }
 

@@ -19,6 +19,8 @@ export interface RunningProcess {
   readonly pid: number;
   /** The runtime's id of a container (`podman://<id>`); none for a process. */
   readonly containerID?: string;
+  /** The id of the image it runs (`sha256:<id>`, a container's); none for a process. */
+  readonly imageID?: string;
   readonly startedAt: number;
   readonly exited: Promise<ProcessExit>;
   /** Sends a signal to the whole process group; false when it is gone. */

@@ -24,6 +24,8 @@ export interface ContainerView {
   readonly started: boolean;
   readonly restartCount: number;
   readonly containerID?: string;
+  /** The image the runtime ran, where it knows (containers); else `local://<image>`. */
+  readonly imageID?: string;
 }
 
 export interface PodView {
@@ -150,7 +152,7 @@ function toContainerStatus(c: ContainerView): object {
   return {
     name: c.name,
     image: c.image,
-    imageID: `local://${c.image}`,
+    imageID: c.imageID ?? `local://${c.image}`,
     ready: c.ready,
     started: c.started,
     restartCount: c.restartCount,

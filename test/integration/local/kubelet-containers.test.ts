@@ -162,7 +162,12 @@ describe('the local kubelet with --runtime container: pods as OCI containers', f
     const prefix = `10.${env.podIpPrefix.split('.')[1]}.`;
     const ips = pods.map((p) => p.status?.podIP ?? '');
     for (const ip of ips) expect(ip.startsWith(prefix), ip).to.equal(true);
-    for (const p of pods) expect(p.status?.containerStatuses?.[0]?.containerID).to.match(/^podman:\/\/[0-9a-f]{64}$/);
+    // The container's id, and the id of the image it runs, as a CRI runtime reports them.
+    const imageId = await podman('image', 'inspect', '--format', '{{.Id}}', REDIS_IMAGE);
+    for (const p of pods) {
+      expect(p.status?.containerStatuses?.[0]?.containerID).to.match(/^podman:\/\/[0-9a-f]{64}$/);
+      expect(p.status?.containerStatuses?.[0]?.imageID).to.equal(`sha256:${imageId}`);
+    }
     // The endpoints the process runtime never gets: its 127.X addresses are refused.
     const listed = await waitFor(
       async () => {

@@ -13,6 +13,7 @@ import {
   ENV_LABEL,
   createSandbox,
   ensureNetwork,
+  execByRuntime,
   execInContainer,
   podman,
   removeEnvironment,
@@ -20,6 +21,7 @@ import {
   type ContainerProcess,
   type ContainerSpec,
 } from '../../../infra/local/kubelet/podman-runtime.ts';
+import { processesMentioning } from '../../../infra/local/processes.ts';
 import { requireCommand } from '../../support/prerequisites.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
@@ -203,6 +205,23 @@ describe('the local kubelet: pods as OCI containers (podman, runc)', function ()
     ).to.equal('x');
     const caps = await execInContainer(name, ['sh', '-c', "grep '^CapEff' /proc/1/status"], 10_000);
     expect(caps.output.trim()).to.match(/^CapEff:\s+0+$/);
+  });
+
+  it("runs a probe's command by the runtime, as the container's user, in its directory, and stops one that times out", async () => {
+    const { sandbox } = await pod('exec-0');
+    const redis = await container(sandbox, 'redis', {
+      image: REDIS_IMAGE,
+      user: '999:999',
+      env: { PROBE_SEES: 'the container env' },
+    });
+    const inIt = await execByRuntime(redis.containerID, ['sh', '-c', 'id -u; pwd; echo "$PROBE_SEES"'], 10_000);
+    expect(inIt.exitCode, inIt.output).to.equal(0);
+    expect(inIt.output.trim().split('\n')).to.deep.equal(['999', '/data', 'the container env']);
+    expect((await execByRuntime(redis.containerID, ['sh', '-c', 'exit 4'], 10_000)).exitCode).to.equal(4);
+    // Past its timeout the command itself is stopped, not only the runtime's client.
+    const slow = await execByRuntime(redis.containerID, ['sleep', '4321'], 300);
+    expect(slow.timedOut).to.equal(true);
+    await waitFor(() => processesMentioning('sleep 4321').length === 0, { what: 'the timed-out command gone' });
   });
 
   it('reports the exit code, kills on a signal, and holds a container to its memory limit', async () => {
