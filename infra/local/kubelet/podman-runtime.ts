@@ -101,8 +101,6 @@ export interface SandboxSpec {
   readonly ip: string;
   readonly hostname: string;
   readonly labels: Readonly<Record<string, string>>;
-  /** Lines for the pod's /etc/hosts, `name:ip`. */
-  readonly hosts?: readonly string[];
   /** The pod's resolv.conf, as podman's --dns flags (cluster-dns.ts). */
   readonly dnsFlags?: readonly string[];
 }
@@ -122,7 +120,6 @@ export async function createSandbox(spec: SandboxSpec): Promise<void> {
     '--hostname',
     spec.hostname,
     ...Object.entries(spec.labels).flatMap(([k, v]) => ['--label', `${k}=${v}`]),
-    ...(spec.hosts ?? []).flatMap((h) => ['--add-host', h]),
     ...(spec.dnsFlags ?? []),
   );
   await podman('pod', 'start', spec.name);
