@@ -10,8 +10,11 @@ import type { Config } from './start-config.ts';
 export interface FunctionContext {
   readonly config: Config;
   readonly log: Logger;
-  /** The shared HTTP app: mount routes here. */
-  readonly app: Express;
+  /**
+   * The shared server's express app, to mount routes on; loaded on the first call, so that a
+   * process whose functions never ask (ingest) does not load express.
+   */
+  expressApp(): Promise<Express>;
   /** Serves one route with a plain node:http handler, before express (ingest's POST /). */
   serveDirect(route: `${string} /${string}`, handler: RequestListener): void;
   readonly registry: Registry;

@@ -1,8 +1,9 @@
 // `npm start -- [NAME...]`: runs the named functions (all by default) in one process, on one
 // HTTP server (PORT) with /healthz, /readyz and /metrics. Settings come from the environment
 // (functions/start-config.ts), read once here. SIGTERM/SIGINT drain in-flight work and exit.
-import type { RequestListener } from 'node:http';
-import { createHttpApp, listen, type Probe } from '../shared/io/http.ts';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { Express } from 'express';
+import { listen, notFound, probeRoutes, type Probe } from '../shared/io/http.ts';
 import { createLogger } from '../shared/io/log.ts';
 import { createRegistry } from '../shared/io/metrics.ts';
 import type { RunningFunction, StartFunction } from './function-context.ts';
@@ -40,8 +41,11 @@ export async function main(argv: string[], env: Readonly<Record<string, string |
   const log = createLogger({ level: config.logLevel });
   const registry = createRegistry();
   const probes: Probe[] = [];
-  const app = createHttpApp({ registry, probes: () => probes });
-  const direct = new Map<`${string} /${string}`, RequestListener>();
+  // The probes and /metrics are plain node:http routes; express is loaded only when a function
+  // mounts routes on it (the dashboard), so ingest's cold start does not pay for it.
+  const direct = new Map<`${string} /${string}`, RequestListener>(probeRoutes({ registry, probes: () => probes }));
+  let app: Promise<Express> | undefined;
+  const expressApp = () => (app ??= import('../shared/io/express-app.ts').then((m) => m.createHttpApp({})));
   const running: { name: string; fn: RunningFunction }[] = [];
 
   const stopAll = async () => {
@@ -57,7 +61,7 @@ export async function main(argv: string[], env: Readonly<Record<string, string |
         fn: await module.start({
           config,
           log: log.child({ fn: name }),
-          app,
+          expressApp,
           registry,
           env,
           addProbe: (p) => probes.push(p),
@@ -70,7 +74,9 @@ export async function main(argv: string[], env: Readonly<Record<string, string |
     await stopAll();
     process.exit(1);
   }
-  const server = await listen(app, config.port, config.host, direct);
+  // A path no route takes gets the same JSON 404 whether express was loaded or not.
+  const fallback = app ? (await app).use((req: IncomingMessage, res: ServerResponse) => notFound(req, res)) : notFound;
+  const server = await listen(fallback, config.port, config.host, direct);
   log.info({ functions: names, url: server.url }, 'knredis started');
 
   let stopping = false;

@@ -6,7 +6,7 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import type { NextFunction, Request, Response, Router } from 'express';
 import express from 'express';
-import { sendError } from '../../shared/io/http.ts';
+import { sendError } from '../../shared/io/express-app.ts';
 import { renderClusterPage } from './cluster-page.ts';
 import { readClusterView, type QueueSource } from './cluster-view.ts';
 

@@ -10,7 +10,7 @@ import { runLog } from '../../shared/io/queue/run-log.ts';
 import { clustersPath, dashboardPath, dashboardRouter } from './app.ts';
 import { startDepthSampler } from './depth-sampler.ts';
 
-export const start: StartFunction = async ({ config, app, registry, addProbe, log }) => {
+export const start: StartFunction = async ({ config, expressApp, registry, addProbe, log }) => {
   const queueRedis = required(config.queueRedis, QUEUE_REDIS_VARIABLES, 'dashboard');
   // The dashboard shows every cluster's name and errors, and bull-board can retry jobs: no
   // anonymous access unless asked for by name.
@@ -23,7 +23,7 @@ export const start: StartFunction = async ({ config, app, registry, addProbe, lo
   const names = { prefix: config.queue.prefix, queue: config.queue.name };
   const redis = producerConnection(queueRedis);
   const queue = createReconcileQueue({ connection: redis, names });
-  app.use(
+  (await expressApp()).use(
     dashboardRouter({
       queue: queue.bull,
       redis,

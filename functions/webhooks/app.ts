@@ -8,7 +8,7 @@
 // anything unexpected (the RedisCluster of a scale cannot be read) is logged and answered 500,
 // which the API server turns into a refusal (failurePolicy Fail).
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
-import { createHttpApp, sendError } from '../../shared/io/http.ts';
+import { createHttpApp, sendError } from '../../shared/io/express-app.ts';
 import type { Logger } from '../../shared/io/log.ts';
 import type { JsonObject } from '../../shared/core/api/json.ts';
 import type { StorageClassInfo } from '../../shared/core/api/validate-spec.ts';

@@ -1,8 +1,10 @@
-// The HTTP server every function shares: health probes, Prometheus /metrics, JSON errors,
-// and a listen/close pair that drains connections on shutdown.
-import { createServer, type RequestListener, type Server } from 'node:http';
+// The HTTP server every function shares: health probes and Prometheus /metrics as plain
+// node:http handlers, routes served before anything else (ingest's POST /), and a listen/close
+// pair that drains connections on shutdown. Express is not loaded here: a process that runs
+// ingest alone never needs it, and loading it was a fifth of ingest's cold start
+// (./express-app.ts has the express side, for the functions that mount routes).
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
-import express, { type Express, type Response } from 'express';
 import type { Registry } from 'prom-client';
 
 export interface Probe {
@@ -12,40 +14,73 @@ export interface Probe {
   check(): Promise<boolean>;
 }
 
-/** Replies `{ error, reason }`; `error` is a short machine word, `reason` a sentence. */
-export function sendError(
-  res: Response,
+/** Writes `body` as JSON with the status (and headers) given. */
+export function replyJson(
+  res: ServerResponse,
   status: number,
-  error: string,
-  reason: string,
-  headers: Record<string, string> = {},
+  body: unknown,
+  headers: Readonly<Record<string, string>> = {},
 ): void {
-  res.status(status).set(headers).json({ error, reason });
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    ...headers,
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  });
+  res.end(text);
 }
 
-export function createHttpApp(options: { registry?: Registry; probes?: () => readonly Probe[] }): Express {
-  const app = express();
-  app.disable('x-powered-by');
-  // No conditional GETs are served: hashing every body for an ETag is wasted work.
-  app.disable('etag');
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  app.get('/readyz', async (_req, res) => {
+/**
+ * Routes a plain node:http handler serves before any app sees the request, keyed
+ * `METHOD /path` (the query is ignored): the probes, /metrics, and a hot path where express'
+ * routing and per-request objects cost more than the work (ingest's POST /).
+ */
+export type DirectRoutes = ReadonlyMap<`${string} /${string}`, RequestListener>;
+
+/** GET (and HEAD) /healthz, /readyz and, with a registry, /metrics. */
+export function probeRoutes(options: {
+  registry?: Registry;
+  probes?: () => readonly Probe[];
+}): Map<`${string} /${string}`, RequestListener> {
+  const routes = new Map<`${string} /${string}`, RequestListener>();
+  const get = (path: `/${string}`, handler: RequestListener) => {
+    routes.set(`GET ${path}`, handler);
+    routes.set(`HEAD ${path}`, handler);
+  };
+  get('/healthz', (_req, res) => replyJson(res, 200, { status: 'ok' }));
+  get('/readyz', (_req, res) => {
     const probes = options.probes?.() ?? [];
-    const results = await Promise.all(probes.map(async (p) => [p.name, await p.check().catch(() => false)] as const));
-    const failing = results.filter(([, ok]) => !ok).map(([name]) => name);
-    res
-      .status(failing.length === 0 ? 200 : 503)
-      .json({ status: failing.length === 0 ? 'ready' : 'not ready', failing });
-  });
-  if (options.registry) {
-    const registry = options.registry;
-    app.get('/metrics', async (_req, res) => {
-      res.set('Content-Type', registry.contentType).send(await registry.metrics());
+    void Promise.all(probes.map(async (p) => [p.name, await p.check().catch(() => false)] as const)).then((results) => {
+      const failing = results.filter(([, ok]) => !ok).map(([name]) => name);
+      replyJson(res, failing.length === 0 ? 200 : 503, {
+        status: failing.length === 0 ? 'ready' : 'not ready',
+        failing,
+      });
     });
-  }
-  return app;
+  });
+  const registry = options.registry;
+  if (registry)
+    get('/metrics', (_req, res) => {
+      registry.metrics().then(
+        (text) => {
+          res.writeHead(200, { 'content-type': registry.contentType, 'content-length': Buffer.byteLength(text) });
+          res.end(text);
+        },
+        (error: unknown) =>
+          replyJson(res, 500, { error: 'metrics-failed', reason: error instanceof Error ? error.message : 'unknown' }),
+      );
+    });
+  return routes;
+}
+
+/** What answers a request no route takes: 404 with the house's JSON error. */
+export const notFound: RequestListener = (req, res) =>
+  replyJson(res, 404, { error: 'not-found', reason: `no route for ${req.method ?? 'GET'} ${pathOf(req)}` });
+
+function pathOf(req: IncomingMessage): string {
+  const url = req.url ?? '/';
+  const query = url.indexOf('?');
+  return query < 0 ? url : url.slice(0, query);
 }
 
 export interface Listening {
@@ -56,23 +91,20 @@ export interface Listening {
   close(): Promise<void>;
 }
 
-/**
- * Routes a plain node:http handler serves before express sees the request, keyed
- * `METHOD /path` (the query is ignored): for a hot path, where express' routing and
- * per-request objects cost more than the work (ingest's POST /).
- */
-export type DirectRoutes = ReadonlyMap<`${string} /${string}`, RequestListener>;
-
-export function listen(app: Express, port: number, host = '127.0.0.1', direct?: DirectRoutes): Promise<Listening> {
+/** Listens on port and host: the direct routes first, then `fallback` (an express app, or notFound). */
+export function listen(
+  fallback: RequestListener,
+  port: number,
+  host = '127.0.0.1',
+  direct?: DirectRoutes,
+): Promise<Listening> {
   const handler: RequestListener =
     direct && direct.size > 0
       ? (req, res) => {
-          const url = req.url ?? '/';
-          const query = url.indexOf('?');
-          const route = direct.get(`${req.method} ${query < 0 ? url : url.slice(0, query)}` as `${string} /${string}`);
-          (route ?? app)(req, res);
+          const route = direct.get(`${req.method} ${pathOf(req)}` as `${string} /${string}`);
+          (route ?? fallback)(req, res);
         }
-      : app;
+      : fallback;
   return serve(createServer(handler), port, host, 'http');
 }
 

@@ -111,6 +111,15 @@ describe('the knredis image', function () {
     );
     expect(status).to.equal(202);
     expect(await uidOfFirstProcess(container)).to.equal('1000');
+    // The probes and /metrics of a process without express (ingest alone does not load it).
+    const ready = await fetch(url + '/readyz');
+    expect([ready.status, await ready.json()]).to.deep.equal([200, { status: 'ready', failing: [] }]);
+    expect(await (await fetch(url + '/metrics')).text()).to.match(/^workqueue_adds_total\{name="[^"]+"\} 1$/m);
+    const stray = await fetch(url + '/nothing-here');
+    expect([stray.status, await stray.json()]).to.deep.equal([
+      404,
+      { error: 'not-found', reason: 'no route for GET /nothing-here' },
+    ]);
 
     const queue = new Queue(names.queue, { connection: { host: redis.host, port: redis.port }, prefix: names.prefix });
     try {
@@ -157,5 +166,11 @@ describe('the knredis image', function () {
     const queues = ((await api.json()) as { queues: { name: string }[] }).queues.map((q) => q.name);
     expect(queues).to.include(names.queue);
     expect((await get('/admin/queues', false)).status).to.equal(401);
+    // A path no route takes: the same JSON 404 as a process without express.
+    const stray = await get('/nothing-here', false);
+    expect([stray.status, await stray.json()]).to.deep.equal([
+      404,
+      { error: 'not-found', reason: 'no route for GET /nothing-here' },
+    ]);
   });
 });

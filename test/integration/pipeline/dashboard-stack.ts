@@ -3,7 +3,8 @@
 // queue gauges on /metrics). close() stops all of it and empties the queue.
 import { startRedis, type RedisServer } from '../../support/redis-server.ts';
 import { dashboardRouter } from '../../../functions/dashboard/app.ts';
-import { createHttpApp, listen, type Listening } from '../../../shared/io/http.ts';
+import { createHttpApp } from '../../../shared/io/express-app.ts';
+import { listen, type Listening } from '../../../shared/io/http.ts';
 import { createLogger } from '../../../shared/io/log.ts';
 import { createRegistry, registerQueueGauges } from '../../../shared/io/metrics.ts';
 import { producerConnection } from '../../../shared/io/queue/connection.ts';

@@ -63,7 +63,7 @@ describe('event source pacing', function () {
     source = await startEventSource({
       config,
       log: createLogger({ level: 'silent' }),
-      app: express(),
+      expressApp: async () => express(),
       registry: createRegistry({ defaultMetrics: false }),
       env: {},
       addProbe: () => {},

@@ -11,7 +11,8 @@ import { Writable } from 'node:stream';
 import { HTTP } from 'cloudevents';
 import { CoreV1Api, KubernetesObjectApi, Watch } from '@kubernetes/client-node';
 import { installApi, type InstalledApi } from '../api/api-fixture.ts';
-import { createHttpApp, listen, type Listening } from '../../../shared/io/http.ts';
+import { createHttpApp } from '../../../shared/io/express-app.ts';
+import { listen, type Listening } from '../../../shared/io/http.ts';
 import { createLogger } from '../../../shared/io/log.ts';
 import { createRegistry } from '../../../shared/io/metrics.ts';
 import { API_VERSION_V1BETA1, KIND } from '../../../shared/core/api/group.ts';
@@ -112,7 +113,7 @@ describe('event source across an API server restart', function () {
     source = await startEventSource({
       config,
       log: silent,
-      app: express(),
+      expressApp: async () => express(),
       registry: createRegistry({ defaultMetrics: false }),
       env: {},
       addProbe: () => {},

@@ -11,7 +11,8 @@ import { Writable } from 'node:stream';
 import { Queue } from 'bullmq';
 import { installApi, type InstalledApi } from '../api/api-fixture.ts';
 import { freePort, startRedis, type RedisServer } from '../../support/redis-server.ts';
-import { createHttpApp, listen, type Listening } from '../../../shared/io/http.ts';
+import { createHttpApp } from '../../../shared/io/express-app.ts';
+import { listen, type Listening } from '../../../shared/io/http.ts';
 import { createLogger } from '../../../shared/io/log.ts';
 import { createRegistry } from '../../../shared/io/metrics.ts';
 import { API_VERSION_V1BETA1, KIND } from '../../../shared/core/api/group.ts';
@@ -101,7 +102,7 @@ describe('event source and an absent or busy sink', function () {
     source = await startEventSource({
       config,
       log,
-      app: express(),
+      expressApp: async () => express(),
       registry: createRegistry({ defaultMetrics: false }),
       env: {},
       addProbe: () => {},
@@ -117,7 +118,7 @@ describe('event source and an absent or busy sink', function () {
     ingest = await startIngest({
       config,
       log: createLogger({ level: 'silent' }),
-      app,
+      expressApp: async () => app,
       registry: createRegistry({ defaultMetrics: false }),
       env: {},
       addProbe: () => {},

@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import express from 'express';
 import { randomUUID } from 'node:crypto';
 import { installApi, type InstalledApi } from '../api/api-fixture.ts';
-import { createHttpApp, listen, type Listening } from '../../../shared/io/http.ts';
+import { createHttpApp } from '../../../shared/io/express-app.ts';
+import { listen, type Listening } from '../../../shared/io/http.ts';
 import { createLogger } from '../../../shared/io/log.ts';
 import { createRegistry } from '../../../shared/io/metrics.ts';
 import {
@@ -92,7 +93,7 @@ describe('event source', function () {
     source = await startEventSource({
       config,
       log,
-      app: express(),
+      expressApp: async () => express(),
       registry: createRegistry({ defaultMetrics: false }),
       env: {},
       addProbe: () => {},

@@ -7,7 +7,8 @@ import type { Queue } from 'bullmq';
 import type { QueueRedisTarget } from '../../../shared/io/queue/connection.ts';
 import { start as startIngest } from '../../../functions/ingest/index.ts';
 import type { Config } from '../../../functions/start-config.ts';
-import { createHttpApp, listen } from '../../../shared/io/http.ts';
+import { createHttpApp } from '../../../shared/io/express-app.ts';
+import { listen } from '../../../shared/io/http.ts';
 import type { Logger } from '../../../shared/io/log.ts';
 import { createRegistry } from '../../../shared/io/metrics.ts';
 
@@ -95,7 +96,7 @@ export async function serveIngest(config: Config, log: Logger): Promise<{ url: s
   const ingest = await startIngest({
     config,
     log,
-    app,
+    expressApp: async () => app,
     registry: createRegistry({ defaultMetrics: false }),
     env: {},
     addProbe: () => {},

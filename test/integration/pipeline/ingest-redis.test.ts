@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { CloudEvent, HTTP } from 'cloudevents';
 import { Redis } from 'ioredis';
 import { startRedis, freePort, type RedisServer } from '../../support/redis-server.ts';
-import { createHttpApp, listen, type Listening } from '../../../shared/io/http.ts';
+import { listen, notFound, probeRoutes, type Listening } from '../../../shared/io/http.ts';
 import { createLogger } from '../../../shared/io/log.ts';
 import { eventAttributes } from '../../../shared/core/apiserver-events.ts';
 import { producerConnection } from '../../../shared/io/queue/connection.ts';
@@ -54,7 +54,7 @@ describe("ingest across a restart of the queue's Redis", function () {
       retryAfterS: 2,
       log,
     });
-    server = await listen(createHttpApp({}), 0, '127.0.0.1', new Map([['POST /', ingest]]));
+    server = await listen(notFound, 0, '127.0.0.1', new Map([...probeRoutes({}), ['POST /', ingest]]));
   });
   after(async () => {
     await server?.close();

@@ -10,7 +10,7 @@ const startWith = (env: Record<string, string>) =>
     // Port 1: nothing listens; the refusals come before any connection is made.
     config: readConfig({ REDIS_URL: 'redis://127.0.0.1:1', ...env }),
     log: createLogger({ level: 'silent' }),
-    app: express(),
+    expressApp: async () => express(),
     registry: createRegistry({ defaultMetrics: false }),
     env: {},
     addProbe: () => {},

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { CloudEvent, HTTP } from 'cloudevents';
 import { eventAttributes } from '../../../shared/core/apiserver-events.ts';
-import { createHttpApp, listen } from '../../../shared/io/http.ts';
+import { listen, notFound, probeRoutes } from '../../../shared/io/http.ts';
 import { createLogger } from '../../../shared/io/log.ts';
 import { anySender } from '../../../functions/ingest/sender-auth.ts';
 import { ingestHandler } from '../../../functions/ingest/app.ts';
@@ -51,7 +51,7 @@ describe('ingest namespace scope', () => {
       log: createLogger({ level: 'silent' }),
       watchNamespace: 'shop',
     });
-    const server = await listen(createHttpApp({}), 0, '127.0.0.1', new Map([['POST /', ingest]]));
+    const server = await listen(notFound, 0, '127.0.0.1', new Map([...probeRoutes({}), ['POST /', ingest]]));
     try {
       const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'billing', name: 'cache-0' } };
       const { data, ...attributes } = eventAttributes(pod, 'update');

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { Writable } from 'node:stream';
 import { createLogger } from '../../../shared/io/log.ts';
-import { createHttpApp, listen } from '../../../shared/io/http.ts';
+import { listen, notFound, probeRoutes } from '../../../shared/io/http.ts';
 import { ingestHandler } from '../../../functions/ingest/app.ts';
 import { refusalLog, type Schedule } from '../../../functions/ingest/refusal-log.ts';
 
@@ -80,7 +80,7 @@ describe('ingest/refusal-log', () => {
       retryAfterS: 1,
       log,
     });
-    const server = await listen(createHttpApp({}), 0, '127.0.0.1', new Map([['POST /', ingest]]));
+    const server = await listen(notFound, 0, '127.0.0.1', new Map([...probeRoutes({}), ['POST /', ingest]]));
     try {
       for (let i = 0; i < 20; i++) expect((await fetch(server.url + '/', { method: 'POST' })).status).to.equal(401);
     } finally {

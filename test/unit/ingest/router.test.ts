@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { CloudEvent, HTTP } from 'cloudevents';
-import { createHttpApp, listen, type Listening } from '../../../shared/io/http.ts';
+import { listen, notFound, probeRoutes, type Listening } from '../../../shared/io/http.ts';
 import { createLogger } from '../../../shared/io/log.ts';
 import { eventAttributes } from '../../../shared/core/apiserver-events.ts';
 import { ingestHandler } from '../../../functions/ingest/app.ts';
@@ -68,7 +68,7 @@ describe('ingest router', () => {
       retryAfterS: 3,
       log: createLogger({ level: 'silent' }),
     });
-    server = await listen(createHttpApp({}), 0, '127.0.0.1', new Map([['POST /', ingest]]));
+    server = await listen(notFound, 0, '127.0.0.1', new Map([...probeRoutes({}), ['POST /', ingest]]));
   });
   after(() => server.close());
   beforeEach(() => {

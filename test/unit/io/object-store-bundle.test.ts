@@ -4,23 +4,12 @@
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { build, type Metafile } from 'esbuild';
+import { inputsOf, reached } from '../../support/bundle-graph.ts';
 
 const entry = fileURLToPath(new URL('../../../shared/io/object-store.ts', import.meta.url));
 
-/** The outputs a chunk reaches through imports of `kind`, from `start` (itself included). */
-function reached(meta: Metafile, start: string, kinds: string[]): Set<string> {
-  const seen = new Set<string>();
-  const visit = (path: string) => {
-    if (seen.has(path)) return;
-    seen.add(path);
-    for (const i of meta.outputs[path]?.imports ?? []) if (kinds.includes(i.kind) && !i.external) visit(i.path);
-  };
-  visit(start);
-  return seen;
-}
-
 const sdkInputs = (meta: Metafile, outputs: Set<string>) =>
-  [...outputs].flatMap((o) => Object.keys(meta.outputs[o]?.inputs ?? {})).filter((i) => /@aws-sdk\/|@smithy\//.test(i));
+  inputsOf(meta, outputs).filter((i) => /@aws-sdk\/|@smithy\//.test(i));
 
 describe('shared/io/object-store bundle', function () {
   this.timeout(60_000);
