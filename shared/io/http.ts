@@ -50,7 +50,12 @@ export function probeRoutes(options: {
   get('/healthz', (_req, res) => replyJson(res, 200, { status: 'ok' }));
   get('/readyz', (_req, res) => {
     const probes = options.probes?.() ?? [];
-    void Promise.all(probes.map(async (p) => [p.name, await p.check().catch(() => false)] as const)).then((results) => {
+    // A check that throws, even before it returns a promise, counts as failing.
+    const passes = (p: Probe) =>
+      Promise.resolve()
+        .then(() => p.check())
+        .catch(() => false);
+    void Promise.all(probes.map(async (p) => [p.name, await passes(p)] as const)).then((results) => {
       const failing = results.filter(([, ok]) => !ok).map(([name]) => name);
       replyJson(res, failing.length === 0 ? 200 : 503, {
         status: failing.length === 0 ? 'ready' : 'not ready',

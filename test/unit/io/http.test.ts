@@ -38,10 +38,16 @@ describe('shared/io/http probe routes', () => {
     probes.push(
       { name: 'down', check: async () => false },
       { name: 'broken', check: () => Promise.reject(new Error('ECONNREFUSED')) },
+      {
+        name: 'thrown',
+        check: () => {
+          throw new Error('no client yet');
+        },
+      },
     );
     const res = await get('/readyz');
     expect(res.status).to.equal(503);
-    expect(await res.json()).to.deep.equal({ status: 'not ready', failing: ['down', 'broken'] });
+    expect(await res.json()).to.deep.equal({ status: 'not ready', failing: ['down', 'broken', 'thrown'] });
   });
 
   it('serves the registry on /metrics in the text format', async () => {
