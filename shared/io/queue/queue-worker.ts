@@ -86,6 +86,16 @@ export interface QueueWorker {
   readonly bull: Worker;
 }
 
+/**
+ * The abort controller of one run. A pass reads its children, pods, claims and Secrets at once,
+ * each request listening on the signal: more than Node's default of 10 listeners.
+ */
+export function runAbortController(): AbortController {
+  const abort = new AbortController();
+  setMaxListeners(32, abort.signal);
+  return abort;
+}
+
 export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
   const {
     names,
@@ -139,9 +149,7 @@ export function startQueueWorker(options: QueueWorkerOptions): QueueWorker {
       key,
       Math.min(2_000, settings.lockDurationMs),
     );
-    const abort = new AbortController();
-    // A pass reads its children, pods, claims and Secrets at once, each request listening here.
-    setMaxListeners(32, abort.signal);
+    const abort = runAbortController();
     running.set(String(job.id), abort);
     try {
       outcome = await runBounded(

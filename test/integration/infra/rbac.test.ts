@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { AuthorizationV1Api, KubeConfig } from '@kubernetes/client-node';
 import { createReconcile } from '../../../functions/reconcile/reconcile.ts';
-import { soleOwner } from '../../../shared/io/queue/queue-worker.ts';
+import { runAbortController, soleOwner } from '../../../shared/io/queue/queue-worker.ts';
 import type { RedisCluster } from '../../../shared/core/api/v1beta1.ts';
 import { createLogger } from '../../../shared/io/log.ts';
 import { installApi } from '../api/api-fixture.ts';
@@ -157,7 +157,7 @@ describe('infra/rbac on the API server', function () {
         const deadline = Date.now() + 240_000;
         for (let runs = 0; ; runs++) {
           const outcome = await reconcile(`${ns}/rbac`, {
-            signal: new AbortController().signal,
+            signal: runAbortController().signal,
             log,
             reconcileId: `rbac-${runs}`,
             failures: 0,

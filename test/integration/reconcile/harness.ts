@@ -1,9 +1,8 @@
 // Drives the real reconciler against the local environment the way the queue would: run,
 // honour requeueAfter, retry errors, until what a user would observe holds.
-import { setMaxListeners } from 'node:events';
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import { createReconcile, type ReconcilerDeps } from '../../../functions/reconcile/reconcile.ts';
-import { soleOwner } from '../../../shared/io/queue/queue-worker.ts';
+import { runAbortController, soleOwner } from '../../../shared/io/queue/queue-worker.ts';
 import { GROUP, PLURAL, STORAGE_VERSION } from '../../../shared/core/api/group.ts';
 import type { RedisCluster } from '../../../shared/core/api/v1beta1.ts';
 import { WRITE_VERBS, type Verb } from '../../../shared/io/kube/kube-client.ts';
@@ -70,9 +69,7 @@ export function driver(api: InstalledApi, options: DriverOptions = {}): Driver {
   };
   let runs = 0;
   const once = async (key: string) => {
-    // As the queue worker's: a pass reads at once more than the default 10 listeners.
-    const signal = new AbortController().signal;
-    setMaxListeners(32, signal);
+    const { signal } = runAbortController();
     const outcome = await reconcile(key, {
       signal,
       log,
