@@ -15,7 +15,8 @@
 // It is a plain node:http handler, served before express sees the request (the server's
 // direct routes, shared/io/http.ts): every event of the cluster passes here, and express'
 // routing and body parsing were a quarter of ingest's CPU per event.
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { IncomingMessage, RequestListener } from 'node:http';
+import { replyJson } from '../../shared/io/http.ts';
 import type { Logger } from '../../shared/io/log.ts';
 import { outsideWatchNamespace } from './namespace-scope.ts';
 import { InvalidEventError, parseEvents, TooManyEventsError } from './parse-events.ts';
@@ -122,28 +123,17 @@ export function ingestHandler(options: IngestOptions): IngestHandler {
   const handle: RequestListener = (req, res) => {
     accept(req).then(
       (result) => {
-        if (!(result instanceof Reply)) return send(res, 202, result);
+        if (!(result instanceof Reply)) return replyJson(res, 202, result);
         if (result.status === 503) options.onUnavailable?.();
-        send(res, result.status, { error: result.error, reason: result.reason }, result.headers);
+        replyJson(res, result.status, { error: result.error, reason: result.reason }, result.headers);
       },
       (error: unknown) => {
         log.error({ err: error }, 'ingest failed');
-        send(res, 500, { error: 'internal', reason: 'internal error' });
+        replyJson(res, 500, { error: 'internal', reason: 'internal error' });
       },
     );
   };
   return Object.assign(handle, { stop: refusals.stop });
-}
-
-function send(res: ServerResponse, status: number, body: object, headers: Readonly<Record<string, string>> = {}) {
-  if (res.headersSent || res.destroyed) return;
-  const json = JSON.stringify(body);
-  res.writeHead(status, {
-    ...headers,
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': Buffer.byteLength(json),
-  });
-  res.end(json);
 }
 
 /**

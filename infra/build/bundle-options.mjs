@@ -1,5 +1,5 @@
 // How the functions are bundled (esbuild's options), for `npm run build` (./build.mjs) and for
-// the tests that check what a function's process loads at start (test/unit/io/*-bundle.test.ts).
+// the test that checks what a function's process loads at start (test/unit/infra/bundle.test.ts).
 // One bundle, split so that each function is a chunk loaded only when named: a process running
 // ingest alone parses ingest's code and libraries, not the reconciler's or the Kubernetes
 // client's (ingest loads that on its first lookup). Bundling the libraries saves Node resolving

@@ -14,13 +14,14 @@ export interface Probe {
   check(): Promise<boolean>;
 }
 
-/** Writes `body` as JSON with the status (and headers) given. */
+/** Writes `body` as JSON with the status (and headers) given, unless a reply already went out. */
 export function replyJson(
   res: ServerResponse,
   status: number,
   body: unknown,
   headers: Readonly<Record<string, string>> = {},
 ): void {
+  if (res.headersSent || res.destroyed) return;
   const text = JSON.stringify(body);
   res.writeHead(status, {
     ...headers,

@@ -6,7 +6,7 @@
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { build, type Metafile } from 'esbuild';
-import { bundleOptions } from '../../../infra/build/bundle-options.mjs';
+import { BUNDLE_ENTRY, bundleOptions } from '../../../infra/build/bundle-options.mjs';
 import { chunkOf, inputsOf, reached } from '../../support/bundle-graph.ts';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
@@ -18,7 +18,7 @@ const packagesIn = (meta: Metafile, outputs: Iterable<string>) =>
 /** The packages a process running `fn` alone loads at start: the entry's and fn's static imports. */
 const atStart = (meta: Metafile, fn: string) =>
   packagesIn(meta, [
-    ...reached(meta, chunkOf(meta, 'functions/start.ts'), ['import-statement']),
+    ...reached(meta, chunkOf(meta, BUNDLE_ENTRY), ['import-statement']),
     ...reached(meta, chunkOf(meta, `functions/${fn}/index.ts`), ['import-statement']),
   ]);
 
