@@ -117,8 +117,7 @@ async function firstAccepted(variant: Variant, settings: Settings, id: number): 
   try {
     for (;;) {
       if (variant.until === 'output' && output !== undefined) return output;
-      if (exited && (variant.until === 'answer' || output === undefined))
-        throw new Error(`${variant.name} exited before it answered: ${stderr.slice(-2000)}`);
+      if (exited) throw new Error(`${variant.name} exited before it answered: ${stderr.slice(-2000)}`);
       if (variant.until === 'answer') {
         const { headers, body } = event(id);
         const status = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers, body }).then(

@@ -22,7 +22,7 @@ export function inputsOf(meta: Metafile, outputs: Iterable<string>): string[] {
   return [...outputs].flatMap((o) => Object.keys(meta.outputs[o]?.inputs ?? {}));
 }
 
-/** The bundle's entry chunk, and the chunk whose entry is the source file `source` (a dynamic import's). */
+/** The chunk whose entry point is the source file `source`: the bundle's entry, or a dynamic import's. */
 export function chunkOf(meta: Metafile, source: string): string {
   const found = Object.keys(meta.outputs).find((o) => meta.outputs[o]?.entryPoint?.endsWith(source));
   if (!found) throw new Error(`no chunk of the bundle has ${source} as its entry`);
