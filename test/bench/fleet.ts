@@ -171,9 +171,9 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
     const t0 = performance.now();
     const sample = async (): Promise<Sample> => {
       const now = performance.now();
-      const size = await audit.size();
-      const requests = (await audit.since(offset)).filter((r) => !isWatch(r));
-      offset = size;
+      const read = await audit.read(offset);
+      const requests = read.requests.filter((r) => !isWatch(r));
+      offset = read.end;
       const elapsedS = (now - last) / 1000;
       last = now;
       const perS = (who: string) =>
