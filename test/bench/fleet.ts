@@ -1,4 +1,4 @@
-// `npm run bench -- fleet [--clusters 100] [--masters 3] [--replicas 1] [--rest-s 120] [--env NAME]
+// `npm run bench -- fleet [--clusters 100] [--masters 3] [--replicas 1] [--rest-s 300] [--env NAME]
 //   [--probe-period-scale N] [--runs bundle|sources] [--live-heap] [--node-options "..."]`:
 // a fleet of RedisClusters created at once on the local Kubernetes, the operator as separate
 // processes (event source -> ingest -> queue -> one reconcile worker). Sampled every 5 s until
@@ -33,7 +33,8 @@ import { localEnvironment, type LocalEnvironment } from '../support/local-env.ts
 import { AuditLog, isRead, isWatch, type AuditedRequest } from './audit-log.ts';
 import { liveHeap, liveHeapNodeOptions } from './live-heap.ts';
 import { cpuSeconds, rssMb } from './proc.ts';
-import type { BenchResult } from './table.ts';
+import { percentile, type BenchResult } from './table.ts';
+import { countBy, workerRuns, type WorkerRun } from './worker-runs.ts';
 
 const option = (args: string[], name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -63,6 +64,8 @@ interface Sample {
   readonly workerMb: number;
   /** The worker's V8 heap in use (prom-client's nodejs_heap_size_used_bytes), MB. */
   readonly workerHeapMb: number;
+  /** The worker's V8 heap as reserved from the system (nodejs_heap_size_total_bytes), MB: in its RSS. */
+  readonly workerHeapTotalMb: number;
   readonly frontMb: number;
   /** CPU seconds used since the fleet was applied. */
   readonly workerCpuS: number;
@@ -81,7 +84,7 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
   const clusters = Number(option(args, '--clusters') ?? 100);
   const masters = Number(option(args, '--masters') ?? 3);
   const replicas = Number(option(args, '--replicas') ?? 1);
-  const restMs = Number(option(args, '--rest-s') ?? 120) * 1000;
+  const restMs = Number(option(args, '--rest-s') ?? 300) * 1000;
   const probePeriodScale = Number(option(args, '--probe-period-scale') ?? 1);
   const runs = option(args, '--runs') ?? 'bundle';
   const measureLiveHeap = args.includes('--live-heap');
@@ -155,17 +158,29 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
     const soloS = Math.round((performance.now() - soloStarted) / 1000);
     const soloWorkerMb = rssMb(stack.pids()['worker-0']);
     console.error(JSON.stringify({ solo: { seconds: soloS, workerMb: soloWorkerMb } }));
-    const workerHeapMb = async () => {
+    // The worker's V8 heap from its /metrics, MB: used, and reserved (total) by space.
+    const workerHeap = async () => {
       const text = await (await fetch(stack!.urls.workerMetrics[0]!)).text();
-      return Math.round(Number(/^nodejs_heap_size_used_bytes(?:\{[^}]*\})? (\S+)/m.exec(text)?.[1] ?? NaN) / 2 ** 20);
+      const mb = (metric: string) =>
+        Math.round(Number(new RegExp(`^${metric}(?:\\{[^}]*\\})? (\\S+)`, 'm').exec(text)?.[1] ?? NaN) / 2 ** 20);
+      return {
+        usedMb: mb('nodejs_heap_size_used_bytes'),
+        totalMb: mb('nodejs_heap_size_total_bytes'),
+        newSpaceMb: mb('nodejs_heap_space_size_total_bytes\\{space="new"\\}'),
+        oldSpaceMb: mb('nodejs_heap_space_size_total_bytes\\{space="old"\\}'),
+        externalMb: mb('nodejs_external_memory_bytes'),
+      };
     };
-    const soloWorkerHeapMb = await workerHeapMb();
+    const noHeap = { usedMb: NaN, totalMb: NaN, newSpaceMb: NaN, oldSpaceMb: NaN, externalMb: NaN };
+    const soloHeap = await workerHeap();
+    const soloWorkerHeapMb = soloHeap.usedMb;
     const soloLive = measureLiveHeap ? await liveHeap(stack.pids()['worker-0']!, snapshots) : undefined;
     const depth = async () => {
       const text = await (await fetch(stack!.urls.metrics)).text();
       return Number(/^workqueue_depth\{[^}]*\} (\d+)/m.exec(text)?.[1] ?? NaN);
     };
     const samples: Sample[] = [];
+    let lastHeap = soloHeap;
     let offset = await audit.size();
     let last = performance.now();
     const t0 = performance.now();
@@ -180,12 +195,15 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
         elapsedS < 1 ? 0 : Math.round(requests.filter((r) => requester(r) === who).length / elapsedS);
       const pids = stack!.pids();
       const items = await list();
+      const heap = await workerHeap().catch(() => noHeap);
+      lastHeap = heap;
       const s: Sample = {
         s: Math.round((now - t0) / 1000),
         ready: items.filter(fullShape(masters, replicas)).length,
         depth: await depth().catch(() => NaN),
         workerMb: rssMb(pids['worker-0']),
-        workerHeapMb: await workerHeapMb().catch(() => NaN),
+        workerHeapMb: heap.usedMb,
+        workerHeapTotalMb: heap.totalMb,
         frontMb: rssMb(pids.front),
         workerCpuS: Math.round(cpuSeconds(pids['worker-0']) - cpuAtStart.worker),
         frontCpuS: Math.round(cpuSeconds(pids.front) - cpuAtStart.front),
@@ -208,6 +226,8 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
       apiserver: cpuSeconds(envPid('kube-apiserver')),
     };
     await sample();
+    const workerLog = stack.logs['worker-0']!;
+    const appliedAt = Date.now();
     // All at once: one kubectl apply of a List. kubectl creates them one by one, each through
     // the admission webhook: 100 took over a minute on the busy machine.
     await env.kubectl(['apply', '-f', '-'], {
@@ -231,6 +251,7 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
     // At rest: requests per minute over resync periods.
     const restFrom = await audit.size();
     const restStarted = performance.now();
+    const restStartedAt = Date.now();
     while (performance.now() - restStarted < restMs) {
       await sleep(SAMPLE_MS);
       await sample();
@@ -238,6 +259,13 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
     const rest = (await audit.since(restFrom)).filter((r) => !isWatch(r));
     const restLive = measureLiveHeap ? await liveHeap(stack.pids()['worker-0']!, snapshots) : undefined;
     const restMinutes = (performance.now() - restStarted) / 60_000;
+    // Why the worker ran at rest, and how long a pass of a Ready cluster took then, against the
+    // passes of the one cluster alone once it was Ready (its log, before the fleet was applied).
+    const restRuns = await workerRuns(workerLog, restStartedAt);
+    const steadyMs = (runs: readonly WorkerRun[]) =>
+      runs.filter((r) => r.outcome === 'done' && r.summary === 'cluster is ready').map((r) => r.ms);
+    const soloSteadyMs = steadyMs(await workerRuns(workerLog, 0, appliedAt));
+    const restSteadyMs = steadyMs(restRuns);
     const perMinute = (who: string) => Math.round(rest.filter((r) => requester(r) === who).length / restMinutes);
     // What the worker's requests at rest are, by verb and resource: the target is about reads
     // per steady reconcile, and a total alone does not say which read is over it.
@@ -301,6 +329,20 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
       restWorkerRssAfterSnapshotMb: restLive?.rssMb,
       restOperatorRequestsPerMin: perMinute('operator'),
       restClusterRequestsPerMin: perMinute('cluster'),
+      restRunsByReason: countBy(restRuns, (r) => r.reason),
+      restRunsByOutcome: countBy(restRuns, (r) => `${r.outcome}: ${r.summary}`),
+      soloSteadyPassMs: { n: soloSteadyMs.length, p50: percentile(soloSteadyMs, 50) },
+      restSteadyPassMs: {
+        n: restSteadyMs.length,
+        p50: percentile(restSteadyMs, 50),
+        p90: percentile(restSteadyMs, 90),
+        max: Math.max(...restSteadyMs),
+      },
+      soloWorkerHeap: soloHeap,
+      restWorkerHeap: lastHeap,
+      restWorkerHeapTotalMb: median(restSamples.map((x) => x.workerHeapTotalMb).filter((n) => !Number.isNaN(n))),
+      soloWorkerLiveHeapTop: soloLive?.top,
+      restWorkerLiveHeapTop: restLive?.top,
       restWorkerPerMinByKind: Object.fromEntries(
         [...restWorkerByKind].map(([kind, n]) => [kind, Math.round((n / restMinutes) * 10) / 10]),
       ),
@@ -335,6 +377,16 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
               `${restWorkerMb} / ${restWorkerHeapMb}`,
               `flat: about ${soloWorkerMb} / ${soloWorkerHeapMb} (one cluster)`,
             ],
+            [
+              'worker V8 heap reserved (in RSS): one cluster / at rest, median (MB)',
+              `${soloHeap.totalMb} / ${summary.restWorkerHeapTotalMb}`,
+              '',
+            ],
+            [
+              'worker V8 new space / old space reserved; external memory: one cluster -> at rest (MB)',
+              `${soloHeap.newSpaceMb} / ${soloHeap.oldSpaceMb}; ${soloHeap.externalMb} -> ${lastHeap.newSpaceMb} / ${lastHeap.oldSpaceMb}; ${lastHeap.externalMb}`,
+              '',
+            ],
             ...(soloLive && restLive
               ? [
                   [
@@ -347,6 +399,11 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
                     `${soloLive.rssMb} / ${restLive.rssMb}`,
                     "RSS above: + the first snapshot's",
                   ],
+                  ...Object.entries(restLive.top).map(([holder, mb]) => [
+                    `  live heap held by ${holder}: one cluster / at rest (MB)`,
+                    `${soloLive.top[holder] ?? '<'} / ${mb}`,
+                    '',
+                  ]),
                 ]
               : []),
             ['ingest + dashboard RSS peak (MB)', summary.ingestRssMb, ''],
@@ -368,6 +425,16 @@ export default async function fleet(args: string[]): Promise<BenchResult> {
               `${restReadsPerPass} / ${restWritesPerPass}`,
               '<= 3 / 0',
             ],
+            [
+              'steady pass (a Ready cluster) ms: one cluster alone p50 / at rest p50, p90',
+              `${summary.soloSteadyPassMs.p50} / ${summary.restSteadyPassMs.p50}, ${summary.restSteadyPassMs.p90}`,
+              `${summary.soloSteadyPassMs.n} / ${summary.restSteadyPassMs.n} passes`,
+            ],
+            ...Object.entries(summary.restRunsByReason).map(([reason, n]) => [
+              `  worker runs at rest queued by ${reason} /min`,
+              Math.round((n / restMinutes) * 10) / 10,
+              '',
+            ]),
             ['event source, ingest, webhooks API requests/min at rest', summary.restOperatorRequestsPerMin, ''],
             [
               'control plane and kubelets API requests/min at rest (not the operator)',

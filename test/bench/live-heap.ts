@@ -10,16 +10,22 @@ import { rssMb } from './proc.ts';
 export const liveHeapNodeOptions = (dir: string) => `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${dir}`;
 
 interface HeapSnapshot {
-  readonly snapshot: { readonly meta: { readonly node_fields: readonly string[] } };
+  readonly snapshot: {
+    readonly meta: { readonly node_fields: readonly string[]; readonly node_types: readonly unknown[] };
+  };
   readonly nodes: readonly number[];
+  readonly strings: readonly string[];
 }
 
-/** Live heap (MB) of the process, and its RSS just after the collection the snapshot made. */
-export async function liveHeap(
-  pid: number,
-  dir: string,
-  timeoutMs = 300_000,
-): Promise<{ liveMb: number; rssMb: number }> {
+export interface LiveHeap {
+  readonly liveMb: number;
+  readonly rssMb: number;
+  /** What holds the most, MB: objects by constructor, the rest by V8's kind ("(string)", "(code)"...). */
+  readonly top: Readonly<Record<string, number>>;
+}
+
+/** Live heap (MB) of the process, its RSS just after the collection the snapshot made, and its biggest holders. */
+export async function liveHeap(pid: number, dir: string, timeoutMs = 300_000): Promise<LiveHeap> {
   const before = new Set(await readdir(dir));
   process.kill(pid, 'SIGUSR2');
   const started = performance.now();
@@ -31,14 +37,30 @@ export async function liveHeap(
     if (file && snapshot) {
       const rss = rssMb(pid);
       await rm(join(dir, file));
-      const fields = snapshot.snapshot.meta.node_fields;
-      const selfSize = fields.indexOf('self_size');
-      let bytes = 0;
-      for (let i = selfSize; i < snapshot.nodes.length; i += fields.length) bytes += snapshot.nodes[i]!;
-      return { liveMb: Math.round(bytes / 2 ** 20), rssMb: rss };
+      return { ...sizes(snapshot), rssMb: rss };
     }
     await new Promise((r) => setTimeout(r, 500));
   }
+}
+
+function sizes(snapshot: HeapSnapshot): { liveMb: number; top: Record<string, number> } {
+  const { node_fields: fields, node_types: types } = snapshot.snapshot.meta;
+  const [typeField, nameField, sizeField] = (['type', 'name', 'self_size'] as const).map((f) => fields.indexOf(f));
+  const typeNames = types[0] as readonly string[];
+  const byHolder = new Map<string, number>();
+  let bytes = 0;
+  for (let i = 0; i < snapshot.nodes.length; i += fields.length) {
+    const size = snapshot.nodes[i + sizeField!]!;
+    const type = typeNames[snapshot.nodes[i + typeField!]!] ?? '?';
+    const holder = type === 'object' ? (snapshot.strings[snapshot.nodes[i + nameField!]!] ?? '?') : `(${type})`;
+    byHolder.set(holder, (byHolder.get(holder) ?? 0) + size);
+    bytes += size;
+  }
+  const top = [...byHolder]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 12)
+    .map(([holder, n]) => [holder, Math.round((n / 2 ** 20) * 10) / 10]);
+  return { liveMb: Math.round(bytes / 2 ** 20), top: Object.fromEntries(top) };
 }
 
 async function readWhole(path: string): Promise<HeapSnapshot | undefined> {
