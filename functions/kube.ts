@@ -7,15 +7,19 @@ import type { JsonObject } from '../shared/core/api/json.ts';
 import { toKey } from '../shared/core/resource-key.ts';
 import { secretsUsedBy, type SecretUser } from '../shared/core/resources/secrets-used.ts';
 import { unlessNotFound } from '../shared/io/kube/errors.ts';
+import { withKeepAlive } from '../shared/io/kube/keep-alive.ts';
 import { withUserAgent } from '../shared/io/kube/user-agent.ts';
 import type { LiveObject, ObjectRef, OwnerLookup } from './ingest/to-keys.ts';
 
-/** userAgent names the function in the API server's audit log (e.g. knredis-reconcile). */
+/**
+ * userAgent names the function in the API server's audit log (e.g. knredis-reconcile). Its
+ * requests share keep-alive connections (keep-alive.ts).
+ */
 export function loadKubeConfig(path: string | undefined, userAgent?: string): KubeConfig {
   const kc = new KubeConfig();
   if (path) kc.loadFromFile(path);
   else kc.loadFromDefault();
-  return userAgent ? withUserAgent(kc, userAgent) : kc;
+  return withKeepAlive(userAgent ? withUserAgent(kc, userAgent) : kc);
 }
 
 export function kubeOwnerLookup(kc: KubeConfig): OwnerLookup {

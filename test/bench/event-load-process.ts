@@ -3,11 +3,11 @@
 // ApiServerSource adapter posts them, one per request, over keep-alive connections with a
 // fixed number in flight. The messages are built before the clock starts.
 // Run as a script, this file is the child; imported, it gives the parent's handle.
-import { fork } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { CloudEvent, HTTP } from 'cloudevents';
 import { eventAttributes } from '../../shared/core/apiserver-events.ts';
+import { reportOfChild, runAsChild } from './child-process.ts';
 
 export interface EventLoadSpec {
   readonly url: string;
@@ -28,17 +28,7 @@ const self = fileURLToPath(import.meta.url);
 
 /** Sends spec.events events and reports when all were answered. */
 export function sendEvents(spec: EventLoadSpec): Promise<EventLoadReport> {
-  return new Promise((resolve, reject) => {
-    const child = fork(self, [JSON.stringify(spec)], {
-      execArgv: ['--import', 'tsx'],
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
-    let report: EventLoadReport | undefined;
-    child.on('message', (m: EventLoadReport) => (report = m));
-    child.once('exit', (code) =>
-      report ? resolve(report) : reject(new Error(`the event sender exited with ${code} before its report`)),
-    );
-  });
+  return reportOfChild<EventLoadReport>(self, spec, 'the event sender');
 }
 
 interface Message {
@@ -90,7 +80,4 @@ async function child(spec: EventLoadSpec): Promise<EventLoadReport> {
   return { events: spec.events, seconds, refused };
 }
 
-if (process.argv[1] === self) {
-  const report = await child(JSON.parse(process.argv[2]!) as EventLoadSpec);
-  process.send!(report, () => process.exit(0));
-}
+if (process.argv[1] === self) await runAsChild(child);

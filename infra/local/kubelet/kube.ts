@@ -12,6 +12,7 @@ import {
   type KubernetesObject,
 } from '@kubernetes/client-node';
 import { startListWatch } from '../../../shared/io/kube/list-watch.ts';
+import { withKeepAlive } from '../../../shared/io/kube/keep-alive.ts';
 import { watchClient } from '../../../shared/io/kube/watch-client.ts';
 import type { Logger } from '../../../shared/io/log.ts';
 
@@ -23,7 +24,8 @@ export interface KubeClients {
 }
 
 export function kubeClients(kubeconfigPath: string): KubeClients {
-  const kc = new KubeConfig();
+  // A kubelet per node, each syncing its pods' status: one connection pool, not a TLS handshake a request.
+  const kc = withKeepAlive(new KubeConfig());
   kc.loadFromFile(kubeconfigPath);
   return {
     kc,
