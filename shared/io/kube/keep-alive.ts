@@ -13,13 +13,14 @@ type AgentOptions = Record<string, unknown>;
 type CreateAgent = (cluster: unknown, options: AgentOptions) => Agent;
 
 /**
- * An idle connection is closed after this long, before the API server closes it (its idle
- * timeout is 90 s): a request never goes out on a connection the server is closing. Node's
- * Agent applies it to idle sockets only; a request or watch in flight is not cut by it.
+ * An idle connection is closed after this long, before the API server closes it (its HTTP
+ * server's IdleTimeout is 90 s, k8s.io/apiserver secure_serving.go): a request never goes out
+ * on a connection the server is closing. Node's Agent applies it to idle sockets only; a
+ * request or watch in flight is not cut by it.
  */
 const IDLE_MS = 30_000;
 
-/** Sets of TLS settings kept at once (the typed APIs' and the watches' differ); older ones retire. */
+/** Sets of TLS settings kept at once: a watch made with earlier ones may still run. Older ones retire. */
 const KEPT = 4;
 
 const sameValue = (a: unknown, b: unknown): boolean =>
