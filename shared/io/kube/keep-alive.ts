@@ -30,6 +30,8 @@ const sameValue = (a: unknown, b: unknown): boolean =>
       ? a.length === b.length && a.every((x, i) => sameValue(x, b[i]))
       : a === b;
 
+// Not util.isDeepStrictEqual: a watch's options carry keys set to undefined that a typed call's
+// lack, and they are the same settings.
 function sameOptions(a: AgentOptions, b: AgentOptions): boolean {
   const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
   return [...keys].every((k) => sameValue(a[k], b[k]));
