@@ -40,6 +40,8 @@ export interface ClusterState {
   readonly owner: readonly (string | null)[];
   /** Every view of the cluster agrees with `owner` and knows every member. */
   readonly consistent: boolean;
+  /** Why the views do not agree (the first disagreement found), for status and errors. */
+  readonly disagreement: string | undefined;
   /** Views of reachable pods inside the cluster (known to the anchor). */
   readonly members: readonly NodeView[];
   /** Reachable pods the cluster does not know (fresh, or forgotten). */
@@ -87,17 +89,34 @@ export function toClusterState(desired: DesiredCluster, topology: Topology, now:
   }
 
   // 2: do members agree (same owners, same node set)?
-  let consistent = members.length > 0;
+  const disagreements: string[] = members.length > 0 ? [] : ['no pod is in the cluster'];
+  const short = (id: string | null | undefined) => (id ? id.slice(0, 8) : 'nobody');
   for (const view of members.filter((v) => !removing.has(v.pod))) {
     const seen = new Array<string | null>(SLOT_COUNT).fill(null);
     for (const e of view.entries) for (const r of e.slots) for (let s = r.start; s <= r.end; s++) seen[s] = e.id;
-    if (seen.some((id, s) => id !== owner[s])) consistent = false;
+    const differ = seen.findIndex((id, s) => id !== owner[s]);
+    if (differ >= 0)
+      disagreements.push(
+        `${view.pod} places slot ${differ} at ${short(seen[differ])}, the cluster at ${short(owner[differ])}`,
+      );
     const ids = new Set(view.entries.filter((e) => !e.handshake).map((e) => e.id));
-    if (ids.size !== known.size || [...known].some((id) => !ids.has(id))) consistent = false;
+    const missing = [...known].filter((id) => !ids.has(id));
+    const extra = [...ids].filter((id) => !known.has(id));
+    if (missing.length > 0 || extra.length > 0)
+      disagreements.push(
+        `${view.pod} ${[
+          ...(missing.length > 0 ? [`does not know ${missing.map(short).join(', ')}, which ${anchor?.pod} lists`] : []),
+          ...(extra.length > 0 ? [`knows ${extra.map(short).join(', ')}, which ${anchor?.pod} does not`] : []),
+        ].join(' and ')}`,
+      );
     // A replica's markers are void (Redis closes them on demotion; SETSLOT refuses replicas).
     const me = myselfOf(view);
-    if (me.role === 'master' && (me.migrating.length > 0 || me.importing.length > 0)) consistent = false;
+    if (me.role === 'master' && (me.migrating.length > 0 || me.importing.length > 0))
+      disagreements.push(
+        `${view.pod} has slots open (${me.migrating.length} migrating, ${me.importing.length} importing)`,
+      );
   }
+  const consistent = disagreements.length === 0;
 
   // 3: every id any member knows, merged with what reachable pods say about themselves
   const byPodAddress = new Map(
@@ -182,7 +201,17 @@ export function toClusterState(desired: DesiredCluster, topology: Topology, now:
     }
   }
   const openSlots = [...open].sort(([a], [b]) => a - b).map(([slot, o]) => ({ slot, ...o }));
-  return { nodes, owner, consistent, members, strangers, staleAddresses, openSlots, anchor };
+  return {
+    nodes,
+    owner,
+    consistent,
+    disagreement: disagreements[0],
+    members,
+    strangers,
+    staleAddresses,
+    openSlots,
+    anchor,
+  };
 }
 
 export function refOf(node: NodeState | NodeView): { id: string; address: Address; pod?: string } {

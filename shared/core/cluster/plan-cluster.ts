@@ -135,8 +135,10 @@ export function planCluster(
     result('waiting', [], `slot moves wait: ${options.holdSlotMoves}`, { requeueAfterMs: REQUEUE_WAITING_MS });
   // an interrupted migration left open while slot moves are held is why the views disagree
   if (resumeHeld) return held();
-  if (!ctx.state.consistent || ctx.state.members.some((v) => v.info.state !== 'ok')) {
-    return result('waiting', [], 'waiting for the nodes to agree on the slot layout', {
+  const notOk = ctx.state.members.find((v) => v.info.state !== 'ok');
+  if (!ctx.state.consistent || notOk) {
+    const why = ctx.state.disagreement ?? `${notOk?.pod} reports cluster_state:${notOk?.info.state}`;
+    return result('waiting', [], `waiting for the nodes to agree on the slot layout: ${why}`, {
       requeueAfterMs: REQUEUE_SETTLING_MS,
     });
   }

@@ -150,6 +150,46 @@ describe('planCluster', () => {
     expect(plan.steps.some((s) => s.kind === 'forget' && s.id === 'f'.repeat(40))).to.equal(true);
   });
 
+  it('says which view disagrees while it waits for the nodes to agree', () => {
+    const all = pods(6);
+    const wait = (specs: typeof threeByOne, state: (pod: string) => 'ok' | 'fail' = () => 'ok') => {
+      const topology = aTopology(all, specs);
+      const views = topology.views.map((v) => ({ ...v, info: { ...v.info, state: state(v.pod) } }));
+      const plan = planCluster(aDesired(3, 1, all), { ...topology, views }, NOW);
+      expect(plan.steps).to.deep.equal([]);
+      expect(plan.progress.phase).to.equal('waiting');
+      return plan.progress.message;
+    };
+    expect(wait(threeByOne.map((s) => (s.pod === 5 ? { ...s, knows: [0, 1, 2, 3] } : s)))).to.equal(
+      'waiting for the nodes to agree on the slot layout: redis-5 does not know aaaaaaaa, which redis-0 lists',
+    );
+    // redis-2 claims slot 16383 with a higher epoch than redis-4's view still gives redis-1
+    const late = aTopology(all, threeByOne);
+    const stale = {
+      ...late,
+      views: late.views.map((v) =>
+        v.pod !== 'redis-4'
+          ? v
+          : {
+              ...v,
+              entries: v.entries.map((e) =>
+                e.id === idOf(1)
+                  ? { ...e, slots: [...e.slots, { start: 16383, end: 16383 }] }
+                  : e.id === idOf(2)
+                    ? { ...e, slots: [{ start: 10923, end: 16382 }] }
+                    : e,
+              ),
+            },
+      ),
+    };
+    expect(planCluster(aDesired(3, 1, all), stale, NOW).progress.message).to.equal(
+      'waiting for the nodes to agree on the slot layout: redis-4 places slot 16383 at aaaaaaaa, the cluster at aaaaaaaa',
+    );
+    expect(wait(threeByOne, (pod) => (pod === 'redis-3' ? 'fail' : 'ok'))).to.equal(
+      'waiting for the nodes to agree on the slot layout: redis-3 reports cluster_state:fail',
+    );
+  });
+
   it('re-MEETs a node that some view still lists at its old address', () => {
     const all = pods(6);
     const topology = aTopology(all, threeByOne);
