@@ -1,6 +1,7 @@
 // Who belongs: MEET pods the cluster does not know (new pods, a node back on a new IP), and
-// FORGET ids that will not return (failed, no slots, nobody replicating them, and either their
-// address now answers with another id, or no pod has their address and they stayed silent).
+// FORGET ids that will not return (no slots, nobody replicating them, and either their address
+// now answers with another id, or no pod has their address and they stayed silent while failed
+// or listed without an address).
 import { refOf } from './cluster-state.ts';
 import type { PlanContext } from './plan-context.ts';
 import type { PhasePlan, Problem } from './plan-types.ts';
@@ -98,7 +99,11 @@ export function planForgetGhosts(ctx: PlanContext): Step[] {
     if (state.members.some((v) => myselfOf(v).masterId === node.id)) continue;
     const key = node.address ? addressKey(node.address) : '';
     const replaced = liveAddresses.has(key) && liveAddresses.get(key) !== node.id;
-    const orphan = !podAddresses.has(key) && node.failed && node.silentForMs > options.ghostGraceMs;
+    // Redis marks an id NOADDR when its address answers with another id (a reset or replaced
+    // node), then neither pings it nor fails it, nor gossips it: kept by one member, it would
+    // hold the views apart for good.
+    const unreachable = node.failed || node.address === null;
+    const orphan = !podAddresses.has(key) && unreachable && node.silentForMs > options.ghostGraceMs;
     if (!replaced && !orphan) continue;
     const on = state.members.filter((v) => v.id !== node.id).map((v) => refOf(v));
     if (on.length > 0)

@@ -130,7 +130,8 @@ export function aLine(
     of?: string;
     slots?: string;
     epoch?: number;
-    flag?: 'fail' | 'fail?' | 'handshake';
+    /** noaddr: Redis' mark for an id whose address answered with another id (listed as :0@0). */
+    flag?: 'fail' | 'fail?' | 'handshake' | 'noaddr';
     silentMs?: number;
     now?: number;
   } = {},
@@ -139,5 +140,6 @@ export function aLine(
   const flags = [options.role === 'replica' ? 'slave' : 'master', options.flag].filter(Boolean).join(',');
   const pong = now - (options.silentMs ?? 60_000);
   const link = options.flag === 'fail?' || options.flag === undefined ? 'connected' : 'disconnected';
-  return `${id} ${ip}:6379@16379 ${flags} ${options.of ?? '-'} 0 ${pong} ${options.epoch ?? 0} ${link} ${options.slots ?? ''}`.trim();
+  const address = options.flag === 'noaddr' ? ':0@0' : `${ip}:6379@16379`;
+  return `${id} ${address} ${flags} ${options.of ?? '-'} 0 ${pong} ${options.epoch ?? 0} ${link} ${options.slots ?? ''}`.trim();
 }

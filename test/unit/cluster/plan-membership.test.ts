@@ -175,6 +175,35 @@ describe('planMeet and planForgetGhosts (membership)', () => {
       [],
     ],
     [
+      // Redis neither pings nor fails an id it marked NOADDR, and gossips it to nobody: one
+      // member keeping it would hold the views apart for good.
+      'forgets an id one member lists without an address (it answered there with another id) once silent past the grace period',
+      desired,
+      threeByOne,
+      {
+        lines: (v) =>
+          v === 5 ? [aLine(ghost, '', { flag: 'noaddr', role: 'replica', of: idOf(0), silentMs: GHOST_SILENT })] : [],
+      },
+      [`forget #9 on ${onEveryone()}`],
+      [],
+    ],
+    [
+      'keeps an id listed without an address while it was silent less than the grace period',
+      desired,
+      threeByOne,
+      { lines: () => [aLine(ghost, '', { flag: 'noaddr', silentMs: 5_000 })] },
+      [],
+      [],
+    ],
+    [
+      'keeps an id listed without an address that a member replicates',
+      desired,
+      [...threeByOne, { pod: 6, role: 'replica', of: 9 }],
+      { lines: () => [aLine(ghost, '', { flag: 'noaddr', silentMs: GHOST_SILENT })] },
+      [],
+      [],
+    ],
+    [
       'leaves a failed id at the address of a leaving pod to the removal phase',
       removing('redis-6'),
       threeByOne,
