@@ -137,6 +137,14 @@ export function planCluster(
   if (resumeHeld) return held();
   const notOk = ctx.state.members.find((v) => v.info.state !== 'ok');
   if (!ctx.state.consistent || notOk) {
+    // A removal's FORGET that missed a member is itself what keeps the views apart: finish it,
+    // for ids no view gives a slot to (the removal phase checked no staying member follows them).
+    const unfinished = removal.steps.filter(
+      (s) =>
+        s.kind === 'forget' && !observed.views.some((v) => v.entries.some((e) => e.id === s.id && e.slots.length > 0)),
+    );
+    if (unfinished.length > 0)
+      return result('removing', unfinished, `removing ${unfinished.length} node(s) from the cluster`);
     const why = ctx.state.disagreement ?? `${notOk?.pod} reports cluster_state:${notOk?.info.state}`;
     return result('waiting', [], `waiting for the nodes to agree on the slot layout: ${why}`, {
       requeueAfterMs: REQUEUE_SETTLING_MS,

@@ -128,6 +128,39 @@ describe('cluster engine: heal', function () {
       ).not.to.include(leaving.id);
   });
 
+  it('finishes a removal whose FORGET one node missed, without waiting for the views to agree', async () => {
+    harness = new ClusterHarness({ suite: 18, nodes: 3, zones: 3 });
+    await harness.addPods(7);
+    pool = new NodePool();
+    await converge(pool, harness.desired(3, 1));
+    const before = await observe(harness.desired(3, 1).pods, pool);
+    const leaving = before.views.find((v) => v.pod === 'redis-6')!;
+    const others = before.views.filter((v) => v !== leaving);
+    for (const view of others.slice(1)) await command(pool, view.address, 'FORGET', ['CLUSTER', 'FORGET', leaving.id]);
+    const desired = harness.desired(3, 1, ['redis-6']);
+    // The node that missed it knows one node more than the others: the views disagree until it
+    // forgets too, and Redis' 60 s ban keeps the others from learning the id back meanwhile.
+    const phases: string[] = [];
+    const plan = await converge(pool, desired, {
+      deadlineMs: 90_000,
+      onPlan: (p) => phases.push(`${p.progress.phase} ${p.steps.map((s) => s.kind).join(',')}`),
+      until: (p) => p.converged && p.removable.length === 1,
+    });
+    const forgot = phases.indexOf('removing forget');
+    expect(forgot, phases.join('; ')).to.be.at.least(0);
+    expect(
+      phases.slice(0, forgot).filter((p) => p.startsWith('waiting')),
+      phases.join('; '),
+    ).to.deep.equal([]);
+    expect(plan.removable).to.deep.equal(['redis-6']);
+    const after = await expectHealthy(pool, desired);
+    for (const view of after.views)
+      expect(
+        view.entries.map((e) => e.id),
+        `${view.pod} still knows the removed id`,
+      ).not.to.include(leaving.id);
+  });
+
   it('reports a master without replica that died, and leaves its slots with it until it returns', async () => {
     harness = new ClusterHarness({ suite: 7, nodes: 3, zones: 3 });
     await harness.addPods(3);

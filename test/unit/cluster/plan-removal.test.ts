@@ -152,6 +152,22 @@ describe('planRemoval', () => {
     });
   }
 
+  it('finishes a FORGET one member missed, though that member is why the views disagree', () => {
+    // redis-5 still lists redis-6 (it knows the most nodes: the anchor); the others forgot it.
+    const plan = planCluster(leaving('redis-6'), aTopology(all, forgotten(withSeventh(), [0, 1, 2, 3, 4])), 1_000_000);
+    expect(plan.steps.map(short)).to.deep.equal([`forget redis-6 on ${staying()}`]);
+    expect(plan.progress.phase).to.equal('removing');
+  });
+
+  it('waits, forgetting nothing, while a view still gives the leaving node a slot', () => {
+    const specs = forgotten(lastSlotOnSeventh(), [0, 1, 2, 3, 4]).map((s) =>
+      s.pod === 6 ? { ...s, slots: '16383', epoch: 1 } : s.pod === 2 ? { ...s, slots: '10923-16383' } : s,
+    );
+    const plan = planCluster(leaving('redis-6'), aTopology(all, specs), 1_000_000);
+    expect(plan.steps).to.deep.equal([]);
+    expect(plan.progress.message).to.match(/^waiting for the nodes to agree on the slot layout: /);
+  });
+
   it('holds Ready down, with the pod not removable, while a leaving pod outside the cluster holds keys', () => {
     const plan = planCluster(leaving('redis-6'), aTopology(all, withSeventh({ alone: true, keys: 5 })), 1_000_000);
     expect(plan.problems.map((p) => p.code)).to.deep.equal(['StrandedKeys']);
