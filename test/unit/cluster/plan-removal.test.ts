@@ -159,6 +159,15 @@ describe('planRemoval', () => {
     expect(plan.progress.phase).to.equal('removing');
   });
 
+  it('forgets an empty leaving node whatever cluster_state it reports', () => {
+    const topology = aTopology(all, withSeventh());
+    const views = topology.views.map((v) =>
+      v.pod === 'redis-6' ? { ...v, info: { ...v.info, state: 'fail' as const } } : v,
+    );
+    const plan = planCluster(leaving('redis-6'), { ...topology, views }, 1_000_000);
+    expect(plan.steps.map(short)).to.deep.equal([`forget redis-6 on ${staying()}`]);
+  });
+
   it('waits, forgetting nothing, while a view still gives the leaving node a slot', () => {
     const specs = forgotten(lastSlotOnSeventh(), [0, 1, 2, 3, 4]).map((s) =>
       s.pod === 6 ? { ...s, slots: '16383', epoch: 1 } : s.pod === 2 ? { ...s, slots: '10923-16383' } : s,
