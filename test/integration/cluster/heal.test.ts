@@ -89,76 +89,66 @@ describe('cluster engine: heal', function () {
       ).not.to.include(victim.id);
   });
 
+  /** A 3x1 cluster with a seventh pod in it: redis-6's view and the six others'. */
+  async function withSeventh(suite: number) {
+    harness = new ClusterHarness({ suite, nodes: 3, zones: 3 });
+    await harness.addPods(7);
+    pool = new NodePool();
+    await converge(pool, harness.desired(3, 1));
+    const before = await observe(harness.desired(3, 1).pods, pool);
+    const leaving = before.views.find((v) => v.pod === 'redis-6')!;
+    return { leaving, others: before.views.filter((v) => v !== leaving) };
+  }
+
+  /** Converges the removal of redis-6 until it is removable; then no view may know `id`. */
+  async function removeSeventh(id: string, onPlan?: (plan: ClusterPlan) => void): Promise<void> {
+    const desired = harness!.desired(3, 1, ['redis-6']);
+    const plan = await converge(pool!, desired, {
+      deadlineMs: 90_000,
+      ...(onPlan ? { onPlan } : {}),
+      until: (p) => p.converged && p.removable.length === 1,
+    });
+    expect(plan.removable).to.deep.equal(['redis-6']);
+    const after = await expectHealthy(pool!, desired);
+    for (const view of after.views)
+      expect(
+        view.entries.map((e) => e.id),
+        `${view.pod} still knows the removed id`,
+      ).not.to.include(id);
+  }
+
   it('forgets an id one node still lists without an address after that node was reset elsewhere', async () => {
     // A removal left half done (FORGET missed one node, then the removed node was reset): the
     // node that missed it pings the old address, finds another id there and marks the old id
     // NOADDR, which Redis never fails nor forgets. Until it is forgotten the views disagree.
-    harness = new ClusterHarness({ suite: 17, nodes: 3, zones: 3 });
-    await harness.addPods(7);
-    pool = new NodePool();
-    await converge(pool, harness.desired(3, 1));
-    const before = await observe(harness.desired(3, 1).pods, pool);
-    const leaving = before.views.find((v) => v.pod === 'redis-6')!;
-    const others = before.views.filter((v) => v !== leaving);
+    const { leaving, others } = await withSeventh(17);
     const keeper = others.at(-1)!;
     for (const view of others.filter((v) => v !== keeper))
-      await command(pool, view.address, 'FORGET', ['CLUSTER', 'FORGET', leaving.id]);
-    await command(pool, leaving.address, 'RESET', ['CLUSTER', 'RESET', 'HARD']);
+      await command(pool!, view.address, 'FORGET', ['CLUSTER', 'FORGET', leaving.id]);
+    await command(pool!, leaving.address, 'RESET', ['CLUSTER', 'RESET', 'HARD']);
+    const keeperPod = harness!.desired(3, 1).pods.filter((p) => p.name === keeper.pod);
     await waitFor(
       async () =>
-        (
-          await observe(
-            harness!.desired(3, 1).pods.filter((p) => p.name === keeper.pod),
-            pool!,
-          )
-        ).views[0]?.entries.some((e) => e.id === leaving.id && e.address === null) ?? false,
+        (await observe(keeperPod, pool!)).views[0]?.entries.some((e) => e.id === leaving.id && e.address === null) ??
+        false,
       { what: `${keeper.pod} to list the reset id without an address`, interval: 250 },
     );
-    const desired = harness.desired(3, 1, ['redis-6']);
-    const plan = await converge(pool, desired, {
-      deadlineMs: 90_000,
-      until: (p) => p.converged && p.removable.length === 1,
-    });
-    expect(plan.removable).to.deep.equal(['redis-6']);
-    const after = await expectHealthy(pool, desired);
-    for (const view of after.views)
-      expect(
-        view.entries.map((e) => e.id),
-        `${view.pod} still knows the reset id`,
-      ).not.to.include(leaving.id);
+    await removeSeventh(leaving.id);
   });
 
   it('finishes a removal whose FORGET one node missed, without waiting for the views to agree', async () => {
-    harness = new ClusterHarness({ suite: 18, nodes: 3, zones: 3 });
-    await harness.addPods(7);
-    pool = new NodePool();
-    await converge(pool, harness.desired(3, 1));
-    const before = await observe(harness.desired(3, 1).pods, pool);
-    const leaving = before.views.find((v) => v.pod === 'redis-6')!;
-    const others = before.views.filter((v) => v !== leaving);
-    for (const view of others.slice(1)) await command(pool, view.address, 'FORGET', ['CLUSTER', 'FORGET', leaving.id]);
-    const desired = harness.desired(3, 1, ['redis-6']);
+    const { leaving, others } = await withSeventh(18);
+    for (const view of others.slice(1)) await command(pool!, view.address, 'FORGET', ['CLUSTER', 'FORGET', leaving.id]);
     // The node that missed it knows one node more than the others: the views disagree until it
     // forgets too, and Redis' 60 s ban keeps the others from learning the id back meanwhile.
     const phases: string[] = [];
-    const plan = await converge(pool, desired, {
-      deadlineMs: 90_000,
-      onPlan: (p) => phases.push(`${p.progress.phase} ${p.steps.map((s) => s.kind).join(',')}`),
-      until: (p) => p.converged && p.removable.length === 1,
-    });
+    await removeSeventh(leaving.id, (p) => phases.push(`${p.progress.phase} ${p.steps.map((s) => s.kind).join(',')}`));
     const forgot = phases.indexOf('removing forget');
     expect(forgot, phases.join('; ')).to.be.at.least(0);
     expect(
       phases.slice(0, forgot).filter((p) => p.startsWith('waiting')),
       phases.join('; '),
     ).to.deep.equal([]);
-    expect(plan.removable).to.deep.equal(['redis-6']);
-    const after = await expectHealthy(pool, desired);
-    for (const view of after.views)
-      expect(
-        view.entries.map((e) => e.id),
-        `${view.pod} still knows the removed id`,
-      ).not.to.include(leaving.id);
   });
 
   it('reports a master without replica that died, and leaves its slots with it until it returns', async () => {
